@@ -1,0 +1,23 @@
+"""hanamikoji-env: the Hanamikoji card game as a PettingZoo AEC environment.
+
+>>> from hanamikoji_env import env
+>>> e = env()
+>>> e.reset(seed=0)
+>>> e.agent_selection
+'player_0'
+"""
+
+from __future__ import annotations
+
+from hanamikoji_env.aec import env, raw_env
+
+__version__ = "0.1.0"
+__all__ = ["__version__", "env", "raw_env"]
+
+try:  # PettingZoo >= 1.26 has a registry: make("aec", "hanamikoji/Hanamikoji-v0")
+    from pettingzoo import aec_registry, register
+
+    if "hanamikoji/Hanamikoji-v0" not in aec_registry:
+        register("aec", "hanamikoji/Hanamikoji-v0", entry_point="hanamikoji_env.aec:env")
+except ImportError:  # pragma: no cover - older PettingZoo
+    pass

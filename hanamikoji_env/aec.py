@@ -1,0 +1,317 @@
+"""
+# Hanamikoji
+
+| Import             | `from hanamikoji_env import env`                  |
+|--------------------|---------------------------------------------------|
+| Creation           | `make("aec", "hanamikoji/Hanamikoji-v0")`         |
+| Actions            | Discrete                                          |
+| Parallel API       | No                                                |
+| Agents             | `agents= ['player_0', 'player_1']`                |
+| Action Shape       | (1,)                                              |
+| Action Values      | Discrete(23)                                      |
+| Observation Shape  | (109,) plus a (23,) action mask                   |
+| Observation Values | [0, 255]                                          |
+
+Hanamikoji is a two-player card game: seven geishas (charm 2, 2, 2, 3, 3, 4,
+5), 21 item cards, and four action tokens each round (Secret, Trade-off,
+Gift, Competition).  Whoever owns the favor of geishas worth 11+ charm points,
+or else of 4+ geishas, after a round's scoring wins.  The rules are in
+``shared/RULES.md`` and implemented in :mod:`hanamikoji_env.rules`.
+
+### Turns as decisions
+
+Each turn is several AEC steps, each with its own action mask: the turn player
+chooses a token (0..3), then the cards one at a time in non-decreasing geisha
+order (4..10), then, for a Competition, the split (11..13); for a Gift or a
+Competition the opponent then answers (14..20 take a Gift card, 21/22 take a
+Competition set), and ``agent_selection`` moves to them for that decision only.
+The draw at the start of a turn and the dealing of each round are automatic.
+``player_0`` starts round 1; the starting player alternates every round.
+See :mod:`hanamikoji_env.actions` for the id table.
+
+### Observation space
+
+A dict: ``"observation"`` is a float32 vector of 109 entries from the observing
+player's perspective (layout table in :mod:`hanamikoji_env.observation` and the
+README), holding exactly what that player may know; ``"action_mask"`` is an
+int8 vector of 23, all zero for the agent not on move.  ``state()`` returns
+the full-information global vector (185 entries) for centralized critics.
+
+### Rewards
+
++1 to the winner and -1 to the loser when the game ends, 0 otherwise; 0 / 0
+for a draw, which only a ``round_limit`` can produce.  After each scoring,
+``infos[agent]["round_summary"]`` holds the public result of the latest scoring
+(round, markers, points, geishas, revealed Secrets, cards on each side).
+
+### Options
+
+- ``round_limit`` (default ``None``, the official game): stop after that many
+  scorings; more charm points wins, then more geishas, else a draw.
+- ``reset(seed=..., options={"decks": [deck_round_1, ...]})`` scripts the
+  deals: each deck is 21 geisha ids ``[removed, player_0's 6, player_1's 6,
+  draw pile top first (8)]``; later rounds are shuffled from the seed.
+- Illegal actions: ``raw_env`` raises ``ValueError`` and leaves the game as it
+  was.  ``env()`` follows PettingZoo's classic convention instead: the mover
+  gets -1, the other agent 0, and the game ends (terminations all True).
+  Non-integer or out-of-range actions are errors in both.
+
+``env()`` gives the behaviour of PettingZoo's classic wrapper stack (order
+enforcing, bounds checks, illegal-move termination) natively, without wrapper
+layers, so it is as fast as ``raw_env``.
+
+### Version History
+
+* v0: Initial release.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from typing import Any, Literal
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from hanamikoji_env import rules
+from hanamikoji_env.actions import NUM_ACTIONS, action_name
+from hanamikoji_env.observation import OBS_HIGH, OBS_SIZE, STATE_HIGH, encode, encode_state
+from hanamikoji_env.render import render_text
+from hanamikoji_env.rules import Phase, State
+
+AGENTS = ("player_0", "player_1")
+_NEEDS_RESET = frozenset(
+    {"agents", "rewards", "terminations", "truncations", "infos", "agent_selection", "_cumulative_rewards"}
+)
+_ACTING = (Phase.TOKEN, Phase.SELECT, Phase.SPLIT, Phase.GIFT_ANSWER, Phase.COMP_ANSWER)
+
+
+def env(**kwargs: Any) -> raw_env:
+    """The user-facing env: illegal moves end the game (mover -1), as in PettingZoo classic."""
+    kwargs.setdefault("illegal_action", "terminate")
+    return raw_env(**kwargs)
+
+
+class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
+    """The Hanamikoji AEC environment (see the module docstring)."""
+
+    metadata = {
+        "render_modes": ["human", "ansi"],
+        "name": "hanamikoji_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        round_limit: int | None = None,
+        illegal_action: Literal["raise", "terminate"] = "raise",
+    ) -> None:
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}"
+            )
+        if round_limit is not None and (
+            isinstance(round_limit, bool) or not isinstance(round_limit, int) or round_limit < 1
+        ):
+            raise ValueError(f"round_limit must be None or a positive int, got {round_limit!r}")
+        if illegal_action not in ("raise", "terminate"):
+            raise ValueError(f"illegal_action must be 'raise' or 'terminate', got {illegal_action!r}")
+        self.render_mode = render_mode
+        self.round_limit = round_limit
+        self.illegal_action = illegal_action
+        self.possible_agents = list(AGENTS)
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
+                "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in AGENTS}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in AGENTS}
+        self.state_space = spaces.Box(0.0, STATE_HIGH, STATE_HIGH.shape, np.float32)
+        self._rng: np.random.Generator | None = None
+        self._game: State | None = None
+        self._mask: tuple[int, ...] = ()
+        self._decks: list[tuple[int, ...]] = []
+
+    def __getattr__(self, name: str) -> Any:
+        # only reached for attributes that do not exist yet
+        if name in _NEEDS_RESET:
+            raise AttributeError(f"{name} cannot be accessed before reset()")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.action_spaces[agent]
+
+    # ---------------------------------------------------------------- API ---
+
+    @property
+    def game(self) -> State:
+        """The current engine state (full information: for tools and tests, not for agents)."""
+        return self._require_reset("game")
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+                raise ValueError(f"seed must be None or a non-negative int, got {seed!r}")
+            self._rng = np.random.default_rng(int(seed))
+        elif self._rng is None:
+            self._rng = np.random.default_rng()
+        self._decks = self._parse_options(options)
+        self.agents = list(AGENTS)
+        self.rewards = {a: 0 for a in AGENTS}
+        self._cumulative_rewards = {a: 0 for a in AGENTS}
+        self.terminations = {a: False for a in AGENTS}
+        self.truncations = {a: False for a in AGENTS}
+        self.infos = {a: {} for a in AGENTS}
+        self._skip_agent_selection = None
+        self._set_game(rules.new_game(self._deck_for(1), self.round_limit))
+
+    def step(self, action: int | None) -> None:
+        game = self._require_reset("step")
+        if not self.agents:
+            gymnasium.logger.warn(
+                "step() called after the game ended and every agent was removed; call reset()"
+            )
+            return
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        a = _as_action(action, agent)
+        self._cumulative_rewards[agent] = 0
+        if not self._mask[a]:
+            legal = [i for i, ok in enumerate(self._mask) if ok]
+            message = (
+                f"illegal action {a} ({action_name(a)}) for {agent} in phase {game.phase.name}; "
+                f"legal action ids: {legal}"
+            )
+            if self.illegal_action == "raise":
+                raise ValueError(message)
+            gymnasium.logger.warn(message + "; the game ends with -1 for the mover")
+            self._end({agent: -1, AGENTS[1 - AGENTS.index(agent)]: 0})
+            return
+        game = rules.apply_unchecked(game, a)
+        if game.phase == Phase.ROUND_OVER or game.phase == Phase.GAME_OVER:
+            summary = game.last_round.as_dict()  # type: ignore[union-attr]
+            self.infos = {a: {"round_summary": summary} for a in self.agents}
+            if game.phase == Phase.ROUND_OVER:
+                game = rules.next_round(game, self._deck_for(game.round + 1))
+            else:
+                self._set_game(game)
+                r0, r1 = rules.returns(game)
+                self._end({AGENTS[0]: r0, AGENTS[1]: r1})
+                return
+        self._set_game(game)
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        game = self._require_reset("observe")
+        seat = _seat(agent)
+        if seat == game.to_move and not self.terminations.get(agent, True):
+            mask = np.array(self._mask, dtype=np.int8)
+        else:
+            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        return {"observation": encode(game, seat), "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        return encode_state(self._require_reset("state"))
+
+    def agent_iter(self, max_iter: int = 2**63) -> Iterator[str]:
+        self._require_reset("agent_iter")
+        return super().agent_iter(max_iter)
+
+    def render(self) -> str | None:
+        """The public view: ``"ansi"`` returns it, ``"human"`` prints it."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        text = render_text(self._require_reset("render"), None, AGENTS)
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def render_for(self, agent: str) -> str:
+        """The table as ``agent`` sees it: the public view plus its own private cards."""
+        return render_text(self._require_reset("render_for"), _seat(agent), AGENTS)
+
+    def close(self) -> None:
+        pass
+
+    # ------------------------------------------------------------ helpers ---
+
+    def _set_game(self, game: State) -> None:
+        self._game = game
+        self._mask = rules.legal_mask(game)
+        self.agent_selection = AGENTS[game.to_move]
+
+    def _end(self, rewards: dict[str, float]) -> None:
+        self.rewards = dict(rewards)
+        self.terminations = {a: True for a in self.agents}
+        self._accumulate_rewards()
+
+    def _require_reset(self, what: str) -> State:
+        if self._game is None:
+            raise RuntimeError(f"reset() must be called before {what}()")
+        return self._game
+
+    def _deck_for(self, round_number: int) -> tuple[int, ...]:
+        if round_number <= len(self._decks):
+            return self._decks[round_number - 1]
+        assert self._rng is not None
+        return rules.shuffled_deck(self._rng)
+
+    @staticmethod
+    def _parse_options(options: dict[str, Any] | None) -> list[tuple[int, ...]]:
+        if options is None:
+            return []
+        if not isinstance(options, dict):
+            raise ValueError(f"options must be a dict, got {type(options).__name__}")
+        unknown = sorted(set(options) - {"decks"}, key=str)
+        if unknown:
+            warnings.warn(f"ignoring unknown reset options {unknown}; known: ['decks']", stacklevel=3)
+        decks = options.get("decks")
+        if decks is None:
+            return []
+        if isinstance(decks, (str, bytes)) or not hasattr(decks, "__len__"):
+            raise ValueError(f"options['decks'] must be a list of decks, got {type(decks).__name__}")
+        parsed = []
+        for i, deck in enumerate(decks):
+            try:
+                parsed.append(rules.validate_deck(deck))
+            except ValueError as e:
+                raise ValueError(f"options['decks'][{i}] (round {i + 1}): {e}") from None
+        return parsed
+
+
+def _seat(agent: str) -> int:
+    if agent == "player_0":
+        return 0
+    if agent == "player_1":
+        return 1
+    raise ValueError(f"unknown agent {agent!r}; agents are {list(AGENTS)}")
+
+
+def _as_action(action: object, agent: str) -> int:
+    if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+        a = int(action)
+    elif isinstance(action, np.ndarray) and action.shape in ((), (1,)) and action.dtype.kind in "iu":
+        a = int(action.reshape(()))
+    elif action is None:
+        raise ValueError(f"action None is only valid for a terminated agent; {agent} is still playing")
+    else:
+        raise TypeError(f"action for {agent} must be an int in [0, {NUM_ACTIONS}), got {action!r}")
+    if not 0 <= a < NUM_ACTIONS:
+        raise ValueError(f"action {a} for {agent} is out of range: ids are 0..{NUM_ACTIONS - 1}")
+    return a

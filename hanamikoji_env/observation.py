@@ -1,0 +1,366 @@
+"""What one player knows: the observation encoder, its layout and a decoder.
+
+The game logic lives in :mod:`hanamikoji_env.rules`; this module only decides
+what a seat may see of a :class:`~hanamikoji_env.rules.State` and lays it out
+as a float32 vector from that seat's perspective ("me" and "opponent", not
+seat 0 and 1), so one policy can play both seats.  Everything is a count of
+cards (or a 0/1 flag) except the sizes and the round number.
+
+Visibility: the current selection and the chosen token belong to the turn
+player alone while cards are being selected; once a Gift or Competition is
+complete its cards are public (the 4 Competition cards while they are split,
+then the two sets).  Secret and Trade-off cards are seen by their owner only,
+until the Secrets are revealed at the scoring.  The removed card and the draw
+pile are seen by nobody; ``unseen`` counts, per geisha, the cards this player
+has not seen (opponent's hand, Secret and Trade-off, removed card, draw pile).
+
+Observation vector (``OBS_SIZE`` = 109):
+
+| offset | length | name | meaning |
+|---|---|---|---|
+| 0 | 7 | phase | decision phase, one-hot: token, select, split, gift answer, competition answer, round over, game over |
+| 7 | 1 | my_decision | 1 if the next decision is mine |
+| 8 | 7 | hand | my hand, cards per geisha |
+| 15 | 7 | secret | my Secret card (one-hot), until it is revealed |
+| 22 | 7 | tradeoff | my Trade-off cards |
+| 29 | 4 | token | token being played this turn, one-hot (while selecting: my turn only) |
+| 33 | 7 | selection | cards I selected so far this turn (select phase, my turn only) |
+| 40 | 7 | offer | cards on the table: the Gift's 3 or the Competition's 4 |
+| 47 | 7 | set_a | Competition answer phase: the set holding the lowest card |
+| 54 | 7 | set_b | Competition answer phase: the other set |
+| 61 | 7 | placed_me | cards on my side of each geisha |
+| 68 | 7 | placed_opp | cards on the opponent's side of each geisha |
+| 75 | 7 | marker_me | 1 where the favor marker is on my side |
+| 82 | 7 | marker_opp | 1 where the favor marker is on the opponent's side |
+| 89 | 4 | spent_me | my tokens spent this round: Secret, Trade-off, Gift, Competition |
+| 93 | 4 | spent_opp | the opponent's tokens spent this round |
+| 97 | 3 | sizes | my hand size, the opponent's hand size, draw pile size |
+| 100 | 1 | round | round number, from 1 (saturates at 255) |
+| 101 | 1 | i_started | 1 if I started this round |
+| 102 | 7 | unseen | cards I have not seen, per geisha |
+
+The global ``state()`` vector (``STATE_SIZE`` = 185) is by seat, for
+centralized critics only: it reveals everything.
+
+| offset | length | name | meaning |
+|---|---|---|---|
+| 0 | 7 | phase | decision phase, one-hot (as above) |
+| 7 | 2 | to_move | seat making the next decision, one-hot |
+| 9 | 14 | hands | seat 0's hand, then seat 1's |
+| 23 | 14 | secrets | each seat's Secret card (one-hot) |
+| 37 | 14 | tradeoffs | each seat's Trade-off cards |
+| 51 | 4 | token | token being played this turn, one-hot |
+| 55 | 7 | selection | cards selected so far this turn |
+| 62 | 7 | offer | cards on the table |
+| 69 | 7 | set_a | Competition answer phase: the set holding the lowest card |
+| 76 | 7 | set_b | Competition answer phase: the other set |
+| 83 | 14 | placed | each seat's side of the geishas |
+| 97 | 14 | markers | 1 where the marker is on seat 0's side, then seat 1's |
+| 111 | 8 | spent | each seat's spent tokens |
+| 119 | 7 | removed | the removed card, one-hot |
+| 126 | 56 | draw_pile | the draw pile, top first, one-hot per card (7 per slot) |
+| 182 | 1 | round | round number (saturates at 255) |
+| 183 | 2 | starter | seat that started this round, one-hot |
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from hanamikoji_env.actions import TOKEN_SIZES
+from hanamikoji_env.rules import (
+    CENTRE,
+    DRAW_PILE_SIZE,
+    EMPTY,
+    NUM_GEISHAS,
+    VALUES,
+    Counts,
+    Phase,
+    State,
+)
+
+MAX_ROUND = 255
+"""The round entry saturates here; real games end long before."""
+
+
+class Field(NamedTuple):
+    name: str
+    offset: int
+    length: int
+    high: tuple[float, ...]
+    meaning: str
+
+
+def _build(spec: list[tuple[str, int, tuple[float, ...] | float, str]]) -> tuple[Field, ...]:
+    fields, offset = [], 0
+    for name, length, high, meaning in spec:
+        highs = high if isinstance(high, tuple) else (float(high),) * length
+        assert len(highs) == length, name
+        fields.append(Field(name, offset, length, highs, meaning))
+        offset += length
+    return tuple(fields)
+
+
+_V = tuple(float(v) for v in VALUES)
+_MAX_HAND = float(6 + 1)
+
+OBS_LAYOUT = _build(
+    [
+        (
+            "phase",
+            7,
+            1.0,
+            "decision phase, one-hot: token, select, split, gift answer, "
+            "competition answer, round over, game over",
+        ),
+        ("my_decision", 1, 1.0, "1 if the next decision is mine"),
+        ("hand", 7, _V, "my hand, cards per geisha"),
+        ("secret", 7, 1.0, "my Secret card (one-hot), until it is revealed"),
+        ("tradeoff", 7, _V, "my Trade-off cards"),
+        ("token", 4, 1.0, "token being played this turn, one-hot (while selecting: my turn only)"),
+        ("selection", 7, _V, "cards I selected so far this turn (select phase, my turn only)"),
+        ("offer", 7, _V, "cards on the table: the Gift's 3 or the Competition's 4"),
+        ("set_a", 7, _V, "Competition answer phase: the set holding the lowest card"),
+        ("set_b", 7, _V, "Competition answer phase: the other set"),
+        ("placed_me", 7, _V, "cards on my side of each geisha"),
+        ("placed_opp", 7, _V, "cards on the opponent's side of each geisha"),
+        ("marker_me", 7, 1.0, "1 where the favor marker is on my side"),
+        ("marker_opp", 7, 1.0, "1 where the favor marker is on the opponent's side"),
+        ("spent_me", 4, 1.0, "my tokens spent this round: Secret, Trade-off, Gift, Competition"),
+        ("spent_opp", 4, 1.0, "the opponent's tokens spent this round"),
+        (
+            "sizes",
+            3,
+            (_MAX_HAND, _MAX_HAND, float(DRAW_PILE_SIZE)),
+            "my hand size, the opponent's hand size, draw pile size",
+        ),
+        ("round", 1, float(MAX_ROUND), "round number, from 1 (saturates at 255)"),
+        ("i_started", 1, 1.0, "1 if I started this round"),
+        ("unseen", 7, _V, "cards I have not seen, per geisha"),
+    ]
+)
+
+STATE_LAYOUT = _build(
+    [
+        ("phase", 7, 1.0, "decision phase, one-hot (as above)"),
+        ("to_move", 2, 1.0, "seat making the next decision, one-hot"),
+        ("hands", 14, _V * 2, "seat 0's hand, then seat 1's"),
+        ("secrets", 14, 1.0, "each seat's Secret card (one-hot)"),
+        ("tradeoffs", 14, _V * 2, "each seat's Trade-off cards"),
+        ("token", 4, 1.0, "token being played this turn, one-hot"),
+        ("selection", 7, _V, "cards selected so far this turn"),
+        ("offer", 7, _V, "cards on the table"),
+        ("set_a", 7, _V, "Competition answer phase: the set holding the lowest card"),
+        ("set_b", 7, _V, "Competition answer phase: the other set"),
+        ("placed", 14, _V * 2, "each seat's side of the geishas"),
+        ("markers", 14, 1.0, "1 where the marker is on seat 0's side, then seat 1's"),
+        ("spent", 8, 1.0, "each seat's spent tokens"),
+        ("removed", 7, 1.0, "the removed card, one-hot"),
+        ("draw_pile", 56, 1.0, "the draw pile, top first, one-hot per card (7 per slot)"),
+        ("round", 1, float(MAX_ROUND), "round number (saturates at 255)"),
+        ("starter", 2, 1.0, "seat that started this round, one-hot"),
+    ]
+)
+
+OBS_SIZE = sum(f.length for f in OBS_LAYOUT)
+STATE_SIZE = sum(f.length for f in STATE_LAYOUT)
+OBS_HIGH = np.array([h for f in OBS_LAYOUT for h in f.high], dtype=np.float32)
+STATE_HIGH = np.array([h for f in STATE_LAYOUT for h in f.high], dtype=np.float32)
+OFFSETS = {f.name: slice(f.offset, f.offset + f.length) for f in OBS_LAYOUT}
+
+
+def layout_table(layout: tuple[Field, ...] = OBS_LAYOUT) -> str:
+    """The layout as the markdown table used in the docs."""
+    rows = ["| offset | length | name | meaning |", "|---|---|---|---|"]
+    rows += [f"| {f.offset} | {f.length} | {f.name} | {f.meaning} |" for f in layout]
+    return "\n".join(rows)
+
+
+# -------------------------------------------------------------- encoding ---
+
+_PHASES = tuple(tuple(1 if i == p else 0 for i in range(7)) for p in range(7))
+_ONE7 = tuple(tuple(1 if i == g else 0 for i in range(7)) for g in range(7))
+_ONE4 = tuple(tuple(1 if i == t else 0 for i in range(4)) for t in range(4))
+_NO4 = (0, 0, 0, 0)
+_PUBLIC_OFFER = (Phase.SPLIT, Phase.GIFT_ANSWER, Phase.COMP_ANSWER)
+_ACTING = (Phase.TOKEN, Phase.SELECT, Phase.SPLIT, Phase.GIFT_ANSWER, Phase.COMP_ANSWER)
+
+
+def _counts(cards: tuple[int, ...]) -> Counts:
+    c = [0] * NUM_GEISHAS
+    for g in cards:
+        c[g] += 1
+    return tuple(c)  # type: ignore[return-value]
+
+
+def encode(state: State, seat: int) -> np.ndarray:
+    """The observation vector of ``seat`` (0 or 1): exactly what it may know."""
+    opp = 1 - seat
+    phase = state.phase
+    my_turn = state.current == seat
+    hand = state.hands[seat]
+    secret = _ONE7[state.secrets[seat]] if state.secrets[seat] >= 0 else EMPTY
+    tradeoff = state.tradeoffs[seat]
+    if phase == Phase.SELECT:
+        token = _ONE4[state.token] if my_turn else _NO4
+        selection = _counts(state.selection) if my_turn else EMPTY
+    else:
+        token = _ONE4[state.token] if state.token >= 0 else _NO4
+        selection = EMPTY
+    offer = _counts(state.offer) if state.offer else EMPTY
+    if phase == Phase.COMP_ANSWER:
+        set_a, set_b = _counts(state.offer[:2]), _counts(state.offer[2:])
+    else:
+        set_a = set_b = EMPTY
+    p_me, p_opp = state.placed[seat], state.placed[opp]
+    markers = state.markers
+    unseen = tuple(
+        VALUES[g] - hand[g] - secret[g] - tradeoff[g] - offer[g] - p_me[g] - p_opp[g]
+        for g in range(NUM_GEISHAS)
+    )
+    vec = (
+        _PHASES[phase]
+        + (1 if state.to_move == seat and phase in _ACTING else 0,)
+        + hand
+        + secret
+        + tradeoff
+        + token
+        + selection
+        + offer
+        + set_a
+        + set_b
+        + p_me
+        + p_opp
+        + tuple(1 if m == seat else 0 for m in markers)
+        + tuple(1 if m == opp else 0 for m in markers)
+        + state.spent[seat]
+        + state.spent[opp]
+        + (
+            sum(hand),
+            sum(state.hands[opp]),
+            len(state.draw_pile),
+            min(state.round, MAX_ROUND),
+            1 if state.starter == seat else 0,
+        )
+        + unseen
+    )
+    return np.array(vec, dtype=np.float32)
+
+
+def encode_state(state: State) -> np.ndarray:
+    """The full-information global state vector (for centralized critics)."""
+    pile = tuple(x for g in state.draw_pile for x in _ONE7[g])
+    pile += (0,) * (7 * DRAW_PILE_SIZE - len(pile))
+    set_a = set_b = EMPTY
+    if state.phase == Phase.COMP_ANSWER:
+        set_a, set_b = _counts(state.offer[:2]), _counts(state.offer[2:])
+    vec = (
+        _PHASES[state.phase]
+        + ((1, 0) if state.to_move == 0 else (0, 1))
+        + state.hands[0]
+        + state.hands[1]
+        + tuple(x for s in state.secrets for x in (_ONE7[s] if s >= 0 else EMPTY))
+        + state.tradeoffs[0]
+        + state.tradeoffs[1]
+        + (_ONE4[state.token] if state.token >= 0 else _NO4)
+        + _counts(state.selection)
+        + _counts(state.offer)
+        + set_a
+        + set_b
+        + state.placed[0]
+        + state.placed[1]
+        + tuple(1 if m == 0 else 0 for m in state.markers)
+        + tuple(1 if m == 1 else 0 for m in state.markers)
+        + state.spent[0]
+        + state.spent[1]
+        + (_ONE7[state.removed] if state.removed >= 0 else EMPTY)
+        + pile
+        + (min(state.round, MAX_ROUND),)
+        + ((1, 0) if state.starter == 0 else (0, 1))
+    )
+    return np.array(vec, dtype=np.float32)
+
+
+# -------------------------------------------------------------- decoding ---
+
+
+class InfoSet(NamedTuple):
+    """A readable view of one observation vector: what that player knows.
+
+    Seats are relative: in ``markers`` 0 means mine, 1 the opponent's and -1
+    the centre.  Counts are 7-tuples indexed by geisha.
+    """
+
+    phase: Phase
+    my_decision: bool
+    hand: Counts
+    secret: int
+    """Geisha of my Secret card, -1 if none (or already revealed)."""
+    tradeoff: Counts
+    token: int
+    """Token being played this turn, -1 if none (or not visible to me)."""
+    selection: Counts
+    offer: Counts
+    set_a: Counts
+    set_b: Counts
+    placed_me: Counts
+    placed_opp: Counts
+    markers: tuple[int, ...]
+    spent_me: tuple[bool, bool, bool, bool]
+    spent_opp: tuple[bool, bool, bool, bool]
+    hand_size: int
+    opp_hand_size: int
+    draw_pile_size: int
+    round: int
+    i_started: bool
+    unseen: Counts
+
+    @property
+    def cards_needed(self) -> int:
+        """Cards still to select in the select phase (0 otherwise)."""
+        if self.phase != Phase.SELECT or self.token < 0:
+            return 0
+        return TOKEN_SIZES[self.token] - sum(self.selection)
+
+
+def decode(vector: np.ndarray) -> InfoSet:
+    """Turn an observation vector back into an :class:`InfoSet`."""
+    v = np.asarray(vector)
+    if v.shape != (OBS_SIZE,):
+        raise ValueError(f"an observation vector has shape ({OBS_SIZE},), got {v.shape}")
+    ints = [round(float(x)) for x in v]
+
+    def block(name: str) -> tuple[int, ...]:
+        return tuple(ints[OFFSETS[name]])
+
+    def index(name: str) -> int:
+        b = block(name)
+        return b.index(1) if 1 in b else -1
+
+    mine, theirs = block("marker_me"), block("marker_opp")
+    sizes = block("sizes")
+    return InfoSet(
+        phase=Phase(index("phase")),
+        my_decision=bool(ints[OFFSETS["my_decision"].start]),
+        hand=block("hand"),  # type: ignore[arg-type]
+        secret=index("secret"),
+        tradeoff=block("tradeoff"),  # type: ignore[arg-type]
+        token=index("token"),
+        selection=block("selection"),  # type: ignore[arg-type]
+        offer=block("offer"),  # type: ignore[arg-type]
+        set_a=block("set_a"),  # type: ignore[arg-type]
+        set_b=block("set_b"),  # type: ignore[arg-type]
+        placed_me=block("placed_me"),  # type: ignore[arg-type]
+        placed_opp=block("placed_opp"),  # type: ignore[arg-type]
+        markers=tuple(0 if m else 1 if t else CENTRE for m, t in zip(mine, theirs, strict=True)),
+        spent_me=tuple(bool(x) for x in block("spent_me")),  # type: ignore[arg-type]
+        spent_opp=tuple(bool(x) for x in block("spent_opp")),  # type: ignore[arg-type]
+        hand_size=sizes[0],
+        opp_hand_size=sizes[1],
+        draw_pile_size=sizes[2],
+        round=ints[OFFSETS["round"].start],
+        i_started=bool(ints[OFFSETS["i_started"].start]),
+        unseen=block("unseen"),  # type: ignore[arg-type]
+    )

@@ -1,0 +1,482 @@
+"""The Hanamikoji rules engine: the single source of truth for the game.
+
+Pure Python, no RL library.  A game is an immutable :class:`State`; the
+functions here generate legal moves, apply them and score rounds.  Chance is
+explicit, as in OpenSpiel: :func:`new_game` and :func:`next_round` take the
+shuffled deck of the round, so the engine itself never draws a random number
+(:func:`shuffled_deck` makes one from a caller's ``np.random.Generator``).
+
+A deck is 21 geisha ids in this order:
+``[removed, player 0's 6 cards, player 1's 6 cards, draw pile top first (8)]``.
+
+Rules (``shared/RULES.md``) and where they live:
+
+- deal: one card removed unseen, 6 each, 8 in the draw pile -> :func:`new_game`,
+  :func:`next_round`, :func:`_deal`;
+- automatic draw at the start of every turn -> :func:`_start_turn`;
+- the four tokens, each once per round -> :func:`legal_mask`, :func:`apply`;
+- Gift and Competition answered by the opponent -> :func:`_answer_gift`,
+  :func:`_answer_competition`;
+- Secret revealed and scored, Trade-off never scored, ties leave the marker
+  where it is, markers persist across rounds -> :func:`_score_round`;
+- 11+ charm points wins (and beats 4+ geishas), else 4+ geishas wins, optional
+  round limit with its tie-break -> :func:`_winner`;
+- the starting player alternates every round, full reshuffle ->
+  :func:`next_round` (the caller passes a fresh deck).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import IntEnum
+from typing import NamedTuple
+
+import numpy as np
+
+from hanamikoji_env.actions import (
+    CARD_BASE,
+    COMP_TAKE_A,
+    COMP_TAKE_B,
+    COMPETITION,
+    GIFT,
+    GIFT_TAKE_BASE,
+    NUM_ACTIONS,
+    SECRET,
+    SPLIT_BASE,
+    SPLITS,
+    TOKEN_SIZES,
+    TRADEOFF,
+)
+
+VALUES = (2, 2, 2, 3, 3, 4, 5)
+"""Charm value of each geisha, which is also the number of her item cards."""
+NUM_GEISHAS = 7
+NUM_CARDS = 21
+HAND_SIZE = 6
+DRAW_PILE_SIZE = 8
+TURNS_PER_ROUND = 8
+WIN_POINTS = 11
+WIN_GEISHAS = 4
+CENTRE = -1
+DRAW = -1
+"""``State.winner`` of a drawn game (only possible with a round limit)."""
+
+Counts = tuple[int, int, int, int, int, int, int]
+"""Cards per geisha, a 7-tuple of counts."""
+
+EMPTY: Counts = (0, 0, 0, 0, 0, 0, 0)
+FULL_DECK: tuple[int, ...] = tuple(g for g in range(NUM_GEISHAS) for _ in range(VALUES[g]))
+
+
+class Phase(IntEnum):
+    """Whose decision it is and what kind; ROUND_OVER is a chance node (deal next)."""
+
+    TOKEN = 0
+    SELECT = 1
+    SPLIT = 2
+    GIFT_ANSWER = 3
+    COMP_ANSWER = 4
+    ROUND_OVER = 5
+    GAME_OVER = 6
+
+
+class RoundSummary(NamedTuple):
+    """Public result of one scoring, indexed by seat."""
+
+    round: int
+    markers: tuple[int, ...]
+    """Owner of each geisha's favor marker after the scoring: 0, 1 or -1 (centre)."""
+    points: tuple[int, int]
+    geishas: tuple[int, int]
+    secrets: tuple[int, int]
+    """The geisha of each player's revealed Secret card."""
+    placed: tuple[Counts, Counts]
+    """Cards on each side after the Secrets were added."""
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "round": self.round,
+            "markers": list(self.markers),
+            "points": list(self.points),
+            "geishas": list(self.geishas),
+            "secrets": list(self.secrets),
+            "placed": [list(p) for p in self.placed],
+        }
+
+
+class State(NamedTuple):
+    """The full game state.  Immutable: every move returns a new one.
+
+    Seats are 0 and 1; per-player fields are pairs indexed by seat.
+    """
+
+    round: int
+    """Round number, from 1."""
+    starter: int
+    """Seat that started this round."""
+    turn: int
+    """Turns completed this round, 0..8."""
+    current: int
+    """Seat whose turn it is."""
+    to_move: int
+    """Seat that makes the next decision (the opponent answers Gift/Competition)."""
+    phase: Phase
+    hands: tuple[Counts, Counts]
+    """Cards in each hand (a card being selected is still in the hand)."""
+    secrets: tuple[int, int]
+    """Geisha under each Secret token, -1 if none."""
+    tradeoffs: tuple[Counts, Counts]
+    placed: tuple[Counts, Counts]
+    """Cards on each player's side of the geishas."""
+    markers: tuple[int, ...]
+    """Favor marker owner per geisha: 0, 1 or -1 (centre)."""
+    spent: tuple[tuple[bool, bool, bool, bool], tuple[bool, bool, bool, bool]]
+    token: int
+    """Token being played this turn, -1 in the token phase."""
+    selection: tuple[int, ...]
+    """Geishas selected so far (non-decreasing) in the select phase."""
+    offer: tuple[int, ...]
+    """Cards on the table: the 3 Gift cards; the 4 sorted Competition cards
+    (split phase); or set A then set B (Competition answer phase)."""
+    draw_pile: tuple[int, ...]
+    """Top first."""
+    removed: int
+    winner: int | None
+    """Winning seat, :data:`DRAW`, or None while the game goes on."""
+    round_limit: int | None
+    last_round: RoundSummary | None
+
+
+# ---------------------------------------------------------------- decks ---
+
+
+def shuffled_deck(rng: np.random.Generator) -> tuple[int, ...]:
+    """A uniformly shuffled deck drawn from ``rng``."""
+    return tuple(int(g) for g in rng.permutation(FULL_DECK))
+
+
+def validate_deck(deck: object) -> tuple[int, ...]:
+    """Return ``deck`` as a tuple of ints, or raise ``ValueError`` saying what is wrong."""
+    if isinstance(deck, (str, bytes)) or not isinstance(deck, (Sequence, np.ndarray)):
+        raise ValueError(f"a deck must be a sequence of 21 geisha ids, got {type(deck).__name__}")
+    if len(deck) != NUM_CARDS:
+        raise ValueError(f"a deck must hold {NUM_CARDS} cards, got {len(deck)}")
+    cards = []
+    for i, g in enumerate(deck):
+        if isinstance(g, bool) or not isinstance(g, (int, np.integer)) or not 0 <= g < NUM_GEISHAS:
+            raise ValueError(f"deck[{i}] = {g!r} is not a geisha id (an int in 0..6)")
+        cards.append(int(g))
+    counts = tuple(cards.count(g) for g in range(NUM_GEISHAS))
+    if counts != VALUES:
+        raise ValueError(f"a deck must hold {list(VALUES)} cards of geishas 0..6, got counts {list(counts)}")
+    return tuple(cards)
+
+
+# ---------------------------------------------------------------- setup ---
+
+
+def new_game(deck: Sequence[int], round_limit: int | None = None) -> State:
+    """The first round of a game, dealt from ``deck``; seat 0 starts."""
+    if round_limit is not None and (
+        isinstance(round_limit, bool) or not isinstance(round_limit, int) or round_limit < 1
+    ):
+        raise ValueError(f"round_limit must be None or a positive int, got {round_limit!r}")
+    blank = State(
+        round=0,
+        starter=1,
+        turn=0,
+        current=0,
+        to_move=0,
+        phase=Phase.ROUND_OVER,
+        hands=(EMPTY, EMPTY),
+        secrets=(-1, -1),
+        tradeoffs=(EMPTY, EMPTY),
+        placed=(EMPTY, EMPTY),
+        markers=(CENTRE,) * NUM_GEISHAS,
+        spent=((False,) * 4, (False,) * 4),  # type: ignore[arg-type]
+        token=-1,
+        selection=(),
+        offer=(),
+        draw_pile=(),
+        removed=-1,
+        winner=None,
+        round_limit=round_limit,
+        last_round=None,
+    )
+    return next_round(blank, deck)
+
+
+def next_round(state: State, deck: Sequence[int]) -> State:
+    """Deal the next round from ``deck``: markers stay, the other player starts."""
+    if state.phase != Phase.ROUND_OVER:
+        raise ValueError(f"next_round needs a state whose round is over, not phase {state.phase.name}")
+    deck = validate_deck(deck)
+    starter = 1 - state.starter
+    dealt = state._replace(
+        round=state.round + 1,
+        starter=starter,
+        turn=0,
+        hands=(_counts(deck[1:7]), _counts(deck[7:13])),
+        secrets=(-1, -1),
+        tradeoffs=(EMPTY, EMPTY),
+        placed=(EMPTY, EMPTY),
+        spent=((False,) * 4, (False,) * 4),
+        token=-1,
+        selection=(),
+        offer=(),
+        draw_pile=deck[13:],
+        removed=deck[0],
+    )
+    return _start_turn(dealt, starter)
+
+
+def _counts(cards: Sequence[int]) -> Counts:
+    c = [0] * NUM_GEISHAS
+    for g in cards:
+        c[g] += 1
+    return tuple(c)  # type: ignore[return-value]
+
+
+def _add(counts: Counts, cards: Sequence[int], sign: int = 1) -> Counts:
+    c = list(counts)
+    for g in cards:
+        c[g] += sign
+    return tuple(c)  # type: ignore[return-value]
+
+
+def _set(pair: tuple, seat: int, value: object) -> tuple:
+    return (value, pair[1]) if seat == 0 else (pair[0], value)
+
+
+def _start_turn(state: State, seat: int) -> State:
+    """Draw the top card for ``seat``, then it chooses a token."""
+    top = state.draw_pile[0]
+    return state._replace(
+        current=seat,
+        to_move=seat,
+        phase=Phase.TOKEN,
+        hands=_set(state.hands, seat, _add(state.hands[seat], (top,))),
+        draw_pile=state.draw_pile[1:],
+    )
+
+
+# ----------------------------------------------------------- legal moves ---
+
+
+def legal_mask(state: State) -> tuple[int, ...]:
+    """A 23-tuple of 0/1: which action ids are legal now (all 0 when nobody moves)."""
+    m = [0] * NUM_ACTIONS
+    phase = state.phase
+    if phase == Phase.TOKEN:
+        for t, used in enumerate(state.spent[state.current]):
+            if not used:
+                m[t] = 1
+    elif phase == Phase.SELECT:
+        sel = state.selection
+        avail = list(state.hands[state.current])
+        for g in sel:
+            avail[g] -= 1
+        need = TOKEN_SIZES[state.token] - len(sel)
+        suffix = 0
+        lo = sel[-1] if sel else 0
+        for g in range(NUM_GEISHAS - 1, lo - 1, -1):
+            suffix += avail[g]
+            if avail[g] and suffix >= need:
+                m[CARD_BASE + g] = 1
+    elif phase == Phase.SPLIT:
+        seen = []
+        for i, key in enumerate(_split_keys(state.offer)):
+            if key not in seen:
+                seen.append(key)
+                m[SPLIT_BASE + i] = 1
+    elif phase == Phase.GIFT_ANSWER:
+        for g in state.offer:
+            m[GIFT_TAKE_BASE + g] = 1
+    elif phase == Phase.COMP_ANSWER:
+        m[COMP_TAKE_A] = 1
+        if state.offer[:2] != state.offer[2:]:
+            m[COMP_TAKE_B] = 1
+    return tuple(m)
+
+
+def legal_actions(state: State) -> list[int]:
+    """The legal action ids, ascending."""
+    return [a for a, ok in enumerate(legal_mask(state)) if ok]
+
+
+def _split_keys(cards: tuple[int, ...]) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """For each split, the unordered pair of sets it makes (as a sorted pair)."""
+    keys = []
+    for i0, i1, i2, i3 in SPLITS:
+        a = (cards[i0], cards[i1])
+        b = (cards[i2], cards[i3])
+        keys.append((a, b) if a <= b else (b, a))
+    return keys
+
+
+# ----------------------------------------------------------------- apply ---
+
+
+def apply(state: State, action: int) -> State:
+    """The state after ``action``.  Raises ``ValueError`` if it is not legal."""
+    if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+        raise TypeError(f"action must be an int, got {type(action).__name__}")
+    action = int(action)
+    if not 0 <= action < NUM_ACTIONS or not legal_mask(state)[action]:
+        raise ValueError(
+            f"illegal action {action} in phase {state.phase.name} for seat {state.to_move}; "
+            f"legal: {legal_actions(state)}"
+        )
+    return apply_unchecked(state, action)
+
+
+def apply_unchecked(state: State, action: int) -> State:
+    """:func:`apply` for a caller that already checked ``legal_mask(state)[action]``."""
+    phase = state.phase
+    seat = state.current
+    if phase == Phase.TOKEN:
+        return state._replace(phase=Phase.SELECT, token=action, selection=())
+    if phase == Phase.SELECT:
+        sel = state.selection + (action - CARD_BASE,)
+        if len(sel) < TOKEN_SIZES[state.token]:
+            return state._replace(selection=sel)
+        return _play_token(state, seat, sel)
+    if phase == Phase.SPLIT:
+        c = state.offer
+        i0, i1, i2, i3 = SPLITS[action - SPLIT_BASE]
+        return state._replace(phase=Phase.COMP_ANSWER, to_move=1 - seat, offer=(c[i0], c[i1], c[i2], c[i3]))
+    if phase == Phase.GIFT_ANSWER:
+        return _answer_gift(state, seat, action - GIFT_TAKE_BASE)
+    return _answer_competition(state, seat, take_a=action == COMP_TAKE_A)
+
+
+def _play_token(state: State, seat: int, sel: tuple[int, ...]) -> State:
+    hands = _set(state.hands, seat, _add(state.hands[seat], sel, -1))
+    token = state.token
+    if token == SECRET:
+        state = state._replace(hands=hands, secrets=_set(state.secrets, seat, sel[0]))
+        return _end_turn(state, seat)
+    if token == TRADEOFF:
+        tradeoffs = _set(state.tradeoffs, seat, _add(state.tradeoffs[seat], sel))
+        return _end_turn(state._replace(hands=hands, tradeoffs=tradeoffs), seat)
+    if token == GIFT:
+        return state._replace(phase=Phase.GIFT_ANSWER, to_move=1 - seat, hands=hands, selection=(), offer=sel)
+    assert token == COMPETITION
+    return state._replace(phase=Phase.SPLIT, hands=hands, selection=(), offer=sel)
+
+
+def _answer_gift(state: State, seat: int, taken: int) -> State:
+    rest = list(state.offer)
+    rest.remove(taken)
+    return _end_turn(_place(state, seat, own=rest, other=(taken,)), seat)
+
+
+def _answer_competition(state: State, seat: int, take_a: bool) -> State:
+    a, b = state.offer[:2], state.offer[2:]
+    own, other = (b, a) if take_a else (a, b)
+    return _end_turn(_place(state, seat, own=own, other=other), seat)
+
+
+def _place(state: State, seat: int, own: Sequence[int], other: Sequence[int]) -> State:
+    """Put ``own`` on ``seat``'s side and ``other`` on the opponent's side."""
+    placed = list(state.placed)
+    placed[seat] = _add(placed[seat], own)
+    placed[1 - seat] = _add(placed[1 - seat], other)
+    return state._replace(placed=tuple(placed))
+
+
+def _end_turn(state: State, seat: int) -> State:
+    spent = list(state.spent[seat])
+    spent[state.token] = True
+    state = state._replace(
+        spent=_set(state.spent, seat, tuple(spent)),
+        token=-1,
+        selection=(),
+        offer=(),
+        turn=state.turn + 1,
+    )
+    if state.turn == TURNS_PER_ROUND:
+        return _score_round(state)
+    return _start_turn(state, 1 - seat)
+
+
+# --------------------------------------------------------------- scoring ---
+
+
+def _score_round(state: State) -> State:
+    """Reveal the Secrets, move markers on strict majorities, check for a winner."""
+    placed = tuple(
+        _add(state.placed[s], (state.secrets[s],)) for s in (0, 1)
+    )  # Trade-off cards are never added
+    markers = tuple(
+        0 if placed[0][g] > placed[1][g] else 1 if placed[1][g] > placed[0][g] else owner
+        for g, owner in enumerate(state.markers)
+    )
+    points, geishas = score(markers)
+    summary = RoundSummary(state.round, markers, points, geishas, state.secrets, placed)  # type: ignore[arg-type]
+    winner = _winner(points, geishas, state.round, state.round_limit)
+    return state._replace(
+        phase=Phase.ROUND_OVER if winner is None else Phase.GAME_OVER,
+        placed=placed,
+        secrets=(-1, -1),
+        markers=markers,
+        winner=winner,
+        last_round=summary,
+    )
+
+
+def score(markers: Sequence[int]) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Charm points and geisha counts of seats 0 and 1 for the given markers."""
+    points = [0, 0]
+    geishas = [0, 0]
+    for g, owner in enumerate(markers):
+        if owner != CENTRE:
+            points[owner] += VALUES[g]
+            geishas[owner] += 1
+    return (points[0], points[1]), (geishas[0], geishas[1])
+
+
+def _winner(
+    points: tuple[int, int], geishas: tuple[int, int], rnd: int, round_limit: int | None
+) -> int | None:
+    for s in (0, 1):
+        if points[s] >= WIN_POINTS:  # both cannot: 22 > 21 points in all
+            return s
+    for s in (0, 1):
+        if geishas[s] >= WIN_GEISHAS:  # both cannot: 8 > 7 geishas in all
+            return s
+    if round_limit is not None and rnd >= round_limit:
+        if points[0] != points[1]:
+            return 0 if points[0] > points[1] else 1
+        if geishas[0] != geishas[1]:
+            return 0 if geishas[0] > geishas[1] else 1
+        return DRAW
+    return None
+
+
+# --------------------------------------------------------------- helpers ---
+
+
+def is_terminal(state: State) -> bool:
+    return state.phase == Phase.GAME_OVER
+
+
+def returns(state: State) -> tuple[float, float]:
+    """Final rewards by seat: +1 / -1 for a win, 0 / 0 for a draw or an unfinished game."""
+    if state.winner is None or state.winner == DRAW:
+        return 0.0, 0.0
+    return (1.0, -1.0) if state.winner == 0 else (-1.0, 1.0)
+
+
+def card_totals(state: State) -> Counts:
+    """Every card of the round, wherever it is, per geisha (always :data:`VALUES`)."""
+    total = _add(EMPTY, state.draw_pile)
+    if state.removed >= 0:
+        total = _add(total, (state.removed,))
+    total = _add(total, state.offer)
+    for s in (0, 1):
+        for counts in (state.hands[s], state.tradeoffs[s], state.placed[s]):
+            total = tuple(t + c for t, c in zip(total, counts, strict=True))  # type: ignore[assignment]
+        if state.secrets[s] >= 0:
+            total = _add(total, (state.secrets[s],))
+    return total
