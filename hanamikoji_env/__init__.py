@@ -9,10 +9,22 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from hanamikoji_env.aec import env, raw_env
 
 __version__ = "0.1.0"
-__all__ = ["__version__", "env", "raw_env"]
+__all__ = ["VectorHanamikoji", "__version__", "env", "raw_env"]
+
+
+def __getattr__(name: str) -> Any:
+    # the batch engine imports numba (slow to import): load it on first use only
+    if name == "VectorHanamikoji":
+        from hanamikoji_env.vector import VectorHanamikoji
+
+        return VectorHanamikoji
+    raise AttributeError(f"module 'hanamikoji_env' has no attribute {name!r}")
+
 
 try:  # PettingZoo >= 1.26 has a registry: make("aec", "hanamikoji/Hanamikoji-v0")
     from pettingzoo import aec_registry, register

@@ -1,0 +1,61 @@
+"""Decisions/s of random masked play: the batch engine against the AEC env and leduc.
+
+For ``VectorHanamikoji`` at N = 1, 64, 1024, 4096 (actions sampled from the
+mask with ``random_actions``, vectorized) and, in the same run, for our AEC
+``raw_env()`` and PettingZoo's ``leduc_holdem_v4`` through the normal
+``agent_iter`` loop.  A decision is a step of a live agent (the AEC loop's
+final ``step(None)`` calls are not counted).
+
+Usage: ``python benchmarks/vector_speed.py [--seconds 3]`` (``bench`` extra for leduc).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+from env_speed import play
+
+from hanamikoji_env import raw_env
+from hanamikoji_env.vector import VectorHanamikoji, random_actions
+
+
+def vector_rate(num_envs: int, seconds: float) -> float:
+    v = VectorHanamikoji(num_envs, seed=0)
+    rng = np.random.default_rng(0)
+    _, mask, _ = v.reset()
+    _, mask, *_ = v.step(random_actions(mask, rng))  # compile outside the timing
+    decisions = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        _, mask, _, _, _, _ = v.step(random_actions(mask, rng))
+        decisions += num_envs
+    return decisions / (time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=3.0)
+    args = parser.parse_args()
+    from pettingzoo.classic import leduc_holdem_v4
+
+    sps, gps = play(raw_env, args.seconds)
+    aec = sps - 2 * gps
+    sps, gps = play(leduc_holdem_v4.env, args.seconds)
+    leduc = sps - 2 * gps
+    print(f"{'engine':<28}{'decisions/s':>14}{'x AEC env':>11}{'x leduc env()':>15}")
+    print(f"{'hanamikoji raw_env()':<28}{aec:>14,.0f}{1:>11.1f}{aec / leduc:>15.1f}")
+    print(f"{'leduc_holdem_v4 env()':<28}{leduc:>14,.0f}{leduc / aec:>11.2f}{1:>15.1f}")
+    for n in (1, 64, 1024, 4096):
+        rate = vector_rate(n, args.seconds)
+        print(f"{f'VectorHanamikoji N={n}':<28}{rate:>14,.0f}{rate / aec:>11.1f}{rate / leduc:>15.1f}")
+        if n == 4096:
+            print(
+                f"\ntargets at N=4096: >= 1,000,000 decisions/s ({'met' if rate >= 1e6 else 'MISSED'}),"
+                f" >= 50x the AEC env ({'met' if rate >= 50 * aec else 'MISSED'})"
+            )
+
+
+if __name__ == "__main__":
+    main()
