@@ -32,7 +32,7 @@ from numba import njit
 
 from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.observation import MAX_ROUND, OBS_HIGH, OBS_SIZE, OFFSETS
-from hanamikoji_env.rules import FULL_DECK, NUM_CARDS, VALUES
+from hanamikoji_env.rules import FULL_DECK, NUM_CARDS, VALUES, State
 
 # ----------------------------------------------------- the state matrix ---
 # one row per game; columns:
@@ -241,69 +241,74 @@ def _end_turn(s, i, seat, round_limit, rewards, done, winners, rounds):
 def _apply_all(s, actions, round_limit, rewards, done, winners, rounds):
     """Apply ``actions[i]`` to every row (all already checked legal)."""
     for i in range(s.shape[0]):
-        a = actions[i]
-        phase = s[i, PHASE]
-        seat = s[i, CURRENT]
-        if phase == _TOKEN:
-            s[i, TOKEN] = a
+        _apply_one(s, i, actions[i], round_limit, rewards, done, winners, rounds)
+
+
+@njit(cache=True)
+def _apply_one(s, i, a, round_limit, rewards, done, winners, rounds):
+    """Apply legal action ``a`` to row ``i``, mirroring rules.apply."""
+    phase = s[i, PHASE]
+    seat = s[i, CURRENT]
+    if phase == _TOKEN:
+        s[i, TOKEN] = a
+        s[i, SEL_LEN] = 0
+        s[i, PHASE] = _SELECT
+    elif phase == _SELECT:
+        n = s[i, SEL_LEN]
+        s[i, SEL + n] = a - 4
+        n += 1
+        s[i, SEL_LEN] = n
+        token = s[i, TOKEN]
+        if n == _SIZES[token]:
+            for k in range(n):
+                s[i, HANDS + 7 * seat + s[i, SEL + k]] -= 1
             s[i, SEL_LEN] = 0
-            s[i, PHASE] = _SELECT
-        elif phase == _SELECT:
-            n = s[i, SEL_LEN]
-            s[i, SEL + n] = a - 4
-            n += 1
-            s[i, SEL_LEN] = n
-            token = s[i, TOKEN]
-            if n == _SIZES[token]:
+            if token == 0:
+                s[i, SECRET + seat] = s[i, SEL]
+                _end_turn(s, i, seat, round_limit, rewards, done, winners, rounds)
+            elif token == 1:
+                for k in range(2):
+                    s[i, TRADE + 7 * seat + s[i, SEL + k]] += 1
+                _end_turn(s, i, seat, round_limit, rewards, done, winners, rounds)
+            else:
                 for k in range(n):
-                    s[i, HANDS + 7 * seat + s[i, SEL + k]] -= 1
-                s[i, SEL_LEN] = 0
-                if token == 0:
-                    s[i, SECRET + seat] = s[i, SEL]
-                    _end_turn(s, i, seat, round_limit, rewards, done, winners, rounds)
-                elif token == 1:
-                    for k in range(2):
-                        s[i, TRADE + 7 * seat + s[i, SEL + k]] += 1
-                    _end_turn(s, i, seat, round_limit, rewards, done, winners, rounds)
+                    s[i, OFFER + k] = s[i, SEL + k]
+                s[i, OFFER_LEN] = n
+                if token == 2:
+                    s[i, PHASE] = _GIFT
+                    s[i, TO_MOVE] = 1 - seat
                 else:
-                    for k in range(n):
-                        s[i, OFFER + k] = s[i, SEL + k]
-                    s[i, OFFER_LEN] = n
-                    if token == 2:
-                        s[i, PHASE] = _GIFT
-                        s[i, TO_MOVE] = 1 - seat
-                    else:
-                        s[i, PHASE] = _SPLIT
-        elif phase == _SPLIT:
-            k = a - 11
-            c0 = s[i, OFFER + _SPLITS[k, 0]]
-            c1 = s[i, OFFER + _SPLITS[k, 1]]
-            c2 = s[i, OFFER + _SPLITS[k, 2]]
-            c3 = s[i, OFFER + _SPLITS[k, 3]]
-            s[i, OFFER] = c0
-            s[i, OFFER + 1] = c1
-            s[i, OFFER + 2] = c2
-            s[i, OFFER + 3] = c3
-            s[i, PHASE] = _COMP
-            s[i, TO_MOVE] = 1 - seat
-        elif phase == _GIFT:
-            taken = a - 14
-            gave = False
-            for k in range(3):
-                g = s[i, OFFER + k]
-                if g == taken and not gave:
-                    s[i, PLACED + 7 * (1 - seat) + g] += 1
-                    gave = True
-                else:
-                    s[i, PLACED + 7 * seat + g] += 1
-            _end_turn(s, i, seat, round_limit, rewards, done, winners, rounds)
-        else:  # competition answer
-            take_a = a == 21
-            for k in range(4):
-                to_answerer = (k < 2) == take_a
-                side = 1 - seat if to_answerer else seat
-                s[i, PLACED + 7 * side + s[i, OFFER + k]] += 1
-            _end_turn(s, i, seat, round_limit, rewards, done, winners, rounds)
+                    s[i, PHASE] = _SPLIT
+    elif phase == _SPLIT:
+        k = a - 11
+        c0 = s[i, OFFER + _SPLITS[k, 0]]
+        c1 = s[i, OFFER + _SPLITS[k, 1]]
+        c2 = s[i, OFFER + _SPLITS[k, 2]]
+        c3 = s[i, OFFER + _SPLITS[k, 3]]
+        s[i, OFFER] = c0
+        s[i, OFFER + 1] = c1
+        s[i, OFFER + 2] = c2
+        s[i, OFFER + 3] = c3
+        s[i, PHASE] = _COMP
+        s[i, TO_MOVE] = 1 - seat
+    elif phase == _GIFT:
+        taken = a - 14
+        gave = False
+        for k in range(3):
+            g = s[i, OFFER + k]
+            if g == taken and not gave:
+                s[i, PLACED + 7 * (1 - seat) + g] += 1
+                gave = True
+            else:
+                s[i, PLACED + 7 * seat + g] += 1
+        _end_turn(s, i, seat, round_limit, rewards, done, winners, rounds)
+    else:  # competition answer
+        take_a = a == 21
+        for k in range(4):
+            to_answerer = (k < 2) == take_a
+            side = 1 - seat if to_answerer else seat
+            s[i, PLACED + 7 * side + s[i, OFFER + k]] += 1
+        _end_turn(s, i, seat, round_limit, rewards, done, winners, rounds)
 
 
 @njit(cache=True)
@@ -377,21 +382,26 @@ def _encode_all(s, obs, mask, to_play):
 
 
 @njit(cache=True)
+def _pick(m, u):
+    """The legal action of mask row ``m`` at uniform ``u`` in [0, 1)."""
+    count = 0
+    for a in range(m.shape[0]):
+        count += m[a]
+    pick = int(u * count)
+    for a in range(m.shape[0]):
+        if m[a]:
+            if pick == 0:
+                return a
+            pick -= 1
+    return -1
+
+
+@njit(cache=True)
 def _random_actions(mask, u):
     """Uniform legal action per row, from uniforms ``u`` in [0, 1)."""
-    n = mask.shape[0]
-    out = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        count = 0
-        for a in range(mask.shape[1]):
-            count += mask[i, a]
-        pick = int(u[i] * count)
-        for a in range(mask.shape[1]):
-            if mask[i, a]:
-                if pick == 0:
-                    out[i] = a
-                    break
-                pick -= 1
+    out = np.empty(mask.shape[0], dtype=np.int64)
+    for i in range(mask.shape[0]):
+        out[i] = _pick(mask[i], u[i])
     return out
 
 
@@ -405,6 +415,103 @@ def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
             f"rows {np.flatnonzero(~mask.any(axis=1)).tolist()} of the mask have no legal action"
         )
     return _random_actions(mask, rng.random(mask.shape[0]))
+
+
+# ------------------------------------------- simulation (search bots) ---
+
+
+def rows_from_states(states: Sequence[State]) -> np.ndarray:
+    """The state-matrix rows of engine states, to simulate them with the compiled kernels."""
+    rows = np.zeros((len(states), WIDTH), dtype=np.int32)
+    for i, st in enumerate(states):
+        r = rows[i]
+        r[ROUND], r[STARTER], r[TURN], r[CURRENT], r[TO_MOVE] = (
+            st.round,
+            st.starter,
+            st.turn,
+            st.current,
+            st.to_move,
+        )
+        r[PHASE], r[TOKEN] = int(st.phase), st.token
+        r[SEL_LEN], r[OFFER_LEN] = len(st.selection), len(st.offer)
+        r[PILE_POS] = 8 - len(st.draw_pile)
+        r[REMOVED] = st.removed
+        r[WINNER] = NO_WINNER if st.winner is None else st.winner
+        r[SECRET : SECRET + 2] = st.secrets
+        r[HANDS : HANDS + 14] = st.hands[0] + st.hands[1]
+        r[TRADE : TRADE + 14] = st.tradeoffs[0] + st.tradeoffs[1]
+        r[PLACED : PLACED + 14] = st.placed[0] + st.placed[1]
+        r[MARKERS : MARKERS + 7] = st.markers
+        r[SPENT : SPENT + 8] = st.spent[0] + st.spent[1]
+        r[SEL : SEL + len(st.selection)] = st.selection
+        r[OFFER : OFFER + len(st.offer)] = st.offer
+        r[PILE + r[PILE_POS] : PILE + 8] = st.draw_pile
+    return rows
+
+
+@njit(cache=True)
+def _outcome_buffers(n):
+    """Scratch outputs of _apply_one for simulations that do not report outcomes."""
+    rewards = np.zeros((n, 2), dtype=np.float32)
+    return rewards, np.zeros(n, dtype=np.bool_), np.zeros(n, dtype=np.int8), np.zeros(n, dtype=np.int32)
+
+
+@njit(cache=True)
+def _apply_sequences(s, actions, lengths, round_limit):
+    """Apply ``actions[i, :lengths[i]]`` to row ``i`` (each legal in turn, or the row is marked)."""
+    rewards, done, winners, rounds = _outcome_buffers(s.shape[0])
+    m = np.zeros(23, dtype=np.int8)
+    ok = np.ones(s.shape[0], dtype=np.bool_)
+    for i in range(s.shape[0]):
+        for k in range(lengths[i]):
+            _legal(s, i, m)
+            if m[actions[i, k]] == 0:
+                ok[i] = False
+                break
+            _apply_one(s, i, actions[i, k], round_limit, rewards, done, winners, rounds)
+    return ok
+
+
+@njit(cache=True)
+def _rollout(s, u, round_limit):
+    """Play every row to the end of its round with uniform random legal actions from ``u``."""
+    rewards, done, winners, rounds = _outcome_buffers(s.shape[0])
+    m = np.zeros(23, dtype=np.int8)
+    for i in range(s.shape[0]):
+        k = 0
+        while s[i, PHASE] < _ROUND_OVER:
+            _legal(s, i, m)
+            _apply_one(s, i, _pick(m, u[i, k]), round_limit, rewards, done, winners, rounds)
+            k += 1
+
+
+ROLLOUT_STEPS = 64
+"""Uniforms needed per row by :func:`rollout` (a round has at most 56 decisions)."""
+
+
+def apply_sequences(
+    rows: np.ndarray, actions: np.ndarray, lengths: np.ndarray, round_limit: int | None
+) -> None:
+    """Apply per-row action sequences in place; ``ValueError`` if one is illegal."""
+    ok = _apply_sequences(rows, actions.astype(np.int64), lengths.astype(np.int64), round_limit or 0)
+    if not ok.all():
+        raise ValueError(f"illegal action sequence in rows {np.flatnonzero(~ok)[:10].tolist()}")
+
+
+def rollout(rows: np.ndarray, uniforms: np.ndarray, round_limit: int | None) -> None:
+    """Play every row to the end of its round, in place: uniform random legal actions drawn
+    from ``uniforms`` (``[N, ROLLOUT_STEPS]`` in [0, 1), e.g. ``rng.random(...)``)."""
+    if uniforms.shape != (rows.shape[0], ROLLOUT_STEPS):
+        raise ValueError(f"uniforms must have shape ({rows.shape[0]}, {ROLLOUT_STEPS}), got {uniforms.shape}")
+    _rollout(rows, uniforms, round_limit or 0)
+
+
+def row_outcomes(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row after a round: winner (-2 none, -1 draw, 0, 1), points ``[N, 2]``, geishas ``[N, 2]``."""
+    markers = rows[:, MARKERS : MARKERS + 7]
+    points = np.stack([((markers == p) * _VALUES).sum(1) for p in (0, 1)], axis=1)
+    geishas = np.stack([(markers == p).sum(1) for p in (0, 1)], axis=1)
+    return rows[:, WINNER], points, geishas
 
 
 # ----------------------------------------------------------- the class ---

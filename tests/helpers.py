@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import NamedTuple
 
 import numpy as np
 
-from hanamikoji_env import rules
+from hanamikoji_env import raw_env, rules
 from hanamikoji_env.actions import (
     CARD_BASE,
     COMP_TAKE_A,
@@ -16,8 +17,10 @@ from hanamikoji_env.actions import (
     GIFT_TAKE_BASE,
     SECRET,
     SPLIT_BASE,
+    TOKEN_SIZES,
     TRADEOFF,
 )
+from hanamikoji_env.rules import Phase
 
 
 def cards(*geishas: int) -> list[int]:
@@ -116,3 +119,113 @@ def random_action(obs: dict[str, np.ndarray], rng: np.random.Generator) -> int:
     legal = np.flatnonzero(obs["action_mask"])
     assert len(legal) > 0, "the acting agent has an empty mask"
     return int(legal[rng.integers(len(legal))])
+
+
+# ------------------------------------------------- hidden-information runs ---
+
+
+class OpponentPolicy:
+    """A random opponent that hides one specific card with one token on its first turn.
+
+    The reserved card is the only difference between the two deals of a
+    hidden-information test; every other choice is drawn from cards that are
+    the same in both deals, so both games get the same choices.
+    """
+
+    def __init__(self, seat: int, reserved: int, token: int, seed: int) -> None:
+        self.seat, self.reserved, self.token = seat, reserved, token
+        self.rng = np.random.default_rng(seed)
+        self.plan: list[int] = []
+        self.used = False
+
+    def act(self, state: rules.State, mask: np.ndarray) -> int:
+        if state.phase == Phase.TOKEN and not self.used:
+            return self.token  # hide the reserved card at the first turn: always playable
+        if state.phase == Phase.SELECT:
+            if not state.selection:
+                hand = [g for g in range(7) for _ in range(state.hands[self.seat][g])]
+                if not self.used:
+                    hand.remove(self.reserved)
+                k = TOKEN_SIZES[state.token]
+                if state.token == self.token:
+                    chosen = [self.reserved, *self.rng.choice(hand, k - 1, replace=False)]
+                    self.used = True
+                else:
+                    chosen = list(self.rng.choice(hand, k, replace=False))
+                self.plan = [CARD_BASE + int(g) for g in sorted(chosen)]
+            return self.plan[len(state.selection)]
+        legal = np.flatnonzero(mask)
+        return int(legal[self.rng.integers(len(legal))])
+
+
+def swapped_deals(
+    rng: np.random.Generator, observer: int, draw: bool
+) -> tuple[list[int], list[int], int, int]:
+    """Two decks that differ only in the removed card and one card the opponent gets."""
+    opp = 1 - observer
+    while True:
+        deck = list(rules.shuffled_deck(rng))
+        # the opponent's first draw (deck[13] for player_0, deck[14] for player_1) or its hand
+        slots = [13 + opp] if draw else list(range(1 + 6 * opp, 7 + 6 * opp))
+        slots = [i for i in slots if deck[i] != deck[0]]
+        if slots:
+            i = slots[int(rng.integers(len(slots)))]
+            other = list(deck)
+            other[0], other[i] = deck[i], deck[0]
+            return deck, other, deck[i], deck[0]
+
+
+def views(e: raw_env, agent: str) -> tuple:
+    """Everything ``agent`` is shown: observation, mask, info, reward and both renders."""
+    obs = e.observe(agent)
+    return (
+        obs["observation"].tobytes(),
+        obs["action_mask"].tobytes(),
+        repr(e.infos[agent]),
+        e.rewards[agent],
+        e.render(),
+        e.render_for(agent),
+    )
+
+
+class Step(NamedTuple):
+    scored: bool
+    """True once the round was scored (the opponent's Secret is public from then)."""
+    views: tuple
+    action: int | None
+    """The observer's action at this step, None when the opponent acted."""
+
+
+def play_swapped(
+    observer: int, token: int, draw: bool, game: int, rng: np.random.Generator, observer_acts: list
+) -> tuple[list[Step], list[Step]]:
+    """Play the two deals of :func:`swapped_deals` through round 1 in lockstep.
+
+    ``observer_acts[k](obs) -> int`` plays the observer's seat in deal ``k``;
+    the opponent is an :class:`OpponentPolicy` hiding the swapped card with
+    ``token``.  Returns what the observer saw (and did) at every step of each deal.
+    """
+    agent = f"player_{observer}"
+    deck_a, deck_b, card_a, card_b = swapped_deals(rng, observer, draw)
+    envs = [raw_env(render_mode="ansi"), raw_env(render_mode="ansi")]
+    opponents = [OpponentPolicy(1 - observer, c, token, seed=game) for c in (card_a, card_b)]
+    for e, d in zip(envs, (deck_a, deck_b), strict=True):
+        e.reset(seed=game, options={"decks": [d]})
+    assert envs[0].game != envs[1].game
+    traces: list[list[Step]] = [[], []]
+    while envs[0].agents and envs[1].agents:
+        for k, e in enumerate(envs):
+            scored = e.game.round > 1 or e.game.phase == Phase.GAME_OVER
+            action = None
+            if not scored and e.agent_selection == agent:
+                action = observer_acts[k](e.observe(agent))
+            traces[k].append(Step(scored, views(e, agent), action))
+        if any(t[-1].scored for t in traces):
+            break
+        for k, e in enumerate(envs):
+            a = traces[k][-1].action
+            if a is None:
+                a = opponents[k].act(e.game, e.observe(e.agent_selection)["action_mask"])
+            e.step(a)
+    assert all(o.used for o in opponents)
+    return traces[0], traces[1]

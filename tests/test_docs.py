@@ -13,6 +13,7 @@ README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
 EXPECTED = {  # a line of each README example -> what its output must contain
     "e = env(render_mode=": ["final reward", "private to player_0"],
     "venv = VectorHanamikoji(": ["wins by seat:"],
+    "bots = {": ["1.0"],
 }
 
 

@@ -1,0 +1,40 @@
+"""PolicyBot: plays a trained checkpoint through the bot interface (needs torch, not the training code)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from hanamikoji_env.bots.base import Bot
+from hanamikoji_env.nn import load_policy, masked_probs
+
+
+class PolicyBot(Bot):
+    """``PolicyBot(path, seed=0, greedy=True)``: the checkpoint's most likely legal action,
+    or (``greedy=False``) a sample from its masked policy drawn with the bot's generator."""
+
+    name = "policy"
+
+    def __init__(self, path: str | Path, seed: int | None = 0, greedy: bool = True) -> None:
+        super().__init__(seed)
+        self.path = Path(path)
+        self.greedy = greedy
+        self.model = load_policy(self.path)
+
+    def _act(self, vector: np.ndarray, mask: np.ndarray) -> int:
+        return int(self.act_batch(vector[None], mask[None])[0])
+
+    @torch.no_grad()
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        logits, _ = self.model(torch.as_tensor(obs, dtype=torch.float32), torch.as_tensor(mask))
+        logits = logits.numpy().astype(np.float64)
+        if self.greedy:
+            return logits.argmax(axis=1)
+        probs = masked_probs(logits)
+        u = self.rng.random(len(probs))[:, None]
+        return (probs.cumsum(axis=1) < u).sum(axis=1).clip(max=probs.shape[1] - 1)
+
+    def __repr__(self) -> str:
+        return f"PolicyBot({str(self.path)!r}, seed={self._seed}, greedy={self.greedy})"

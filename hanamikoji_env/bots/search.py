@@ -1,0 +1,173 @@
+"""SearchBot: determinized Monte Carlo search over whole-turn plans.
+
+At each decision that has a choice, the bot
+
+1. lists candidates: at a token decision, the ``candidates`` best whole-turn
+   plans (token and cards) of :class:`~hanamikoji_env.bots.heuristic.HeuristicBot`'s
+   evaluation; at a split or an answer, every legal action;
+2. samples ``samples`` determinizations: the cards it has not seen are dealt at
+   random to the places it cannot see (the opponent's hand, Secret and
+   Trade-off, the removed card, the draw pile), consistent with everything in
+   its observation and nothing else;
+3. plays every candidate in every determinization to the end of the round
+   with the rules' compiled kernels (the batch engine's, proven identical to
+   the engine), uniform random moves after the candidate, using the same
+   determinizations and random numbers for every candidate;
+4. picks the candidate with the best mean outcome: +1 / -1 for a game won or
+   lost at that scoring, otherwise half the lead in charm points and geishas
+   the markers give (they carry over to the next round), plus a small share of
+   the heuristic's own score as a prior.
+
+``samples`` is the budget: more is stronger and slower.  Card selections
+continue the plan chosen at the token decision.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hanamikoji_env.actions import CARD_BASE, COMPETITION, GIFT, SECRET, TRADEOFF
+from hanamikoji_env.bots.base import Bot
+from hanamikoji_env.bots.heuristic import HeuristicBot, Position, _as_cards, _counts
+from hanamikoji_env.observation import InfoSet, decode
+from hanamikoji_env.rules import EMPTY, Phase, State
+from hanamikoji_env.vector import ROLLOUT_STEPS, apply_sequences, rollout, row_outcomes, rows_from_states
+
+PRIOR = 0.02
+"""Weight of the heuristic score (about -25..25) added to a plan's mean outcome."""
+
+
+class SearchBot(Bot):
+    """Information-set Monte Carlo search (see the module docstring)."""
+
+    name = "search"
+
+    def __init__(
+        self, seed: int | None = 0, samples: int = 400, candidates: int = 10, round_limit: int | None = None
+    ) -> None:
+        super().__init__(seed)
+        if samples < 1 or candidates < 1:
+            raise ValueError(f"samples and candidates must be >= 1, got {samples}, {candidates}")
+        self.samples = samples
+        self.candidates = candidates
+        self.round_limit = round_limit
+        self._heuristic = HeuristicBot(seed)
+        # ((round, turn, token), cards): the plan chosen at this turn's token decision
+        self._plan: tuple[tuple[int, int, int], tuple[int, ...]] | None = None
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._heuristic.reset(seed)
+        self._plan = None
+
+    def _act(self, vector: np.ndarray, mask: np.ndarray) -> int:
+        legal = np.flatnonzero(mask)
+        info = decode(vector)
+        turn = (info.round, sum(info.spent_me) + sum(info.spent_opp))
+        if info.phase == Phase.SELECT:
+            chosen = _as_cards(info.selection)
+            plan = self._plan
+            if plan is None or plan[0] != (*turn, info.token) or plan[1][: len(chosen)] != chosen:
+                # no plan for this very turn (e.g. handed a position mid-turn): plan from here
+                token, cards = self._search_plans(info, [info.token], prefix=chosen)
+                self._plan = ((*turn, token), cards)
+            return CARD_BASE + self._plan[1][len(chosen)]
+        if len(legal) == 1:
+            return int(legal[0])
+        if info.phase == Phase.TOKEN:
+            token, cards = self._search_plans(info, [int(t) for t in legal if t < 4])
+            self._plan = ((*turn, token), cards)
+            return token
+        # split or answer: every legal action is a candidate
+        values = self._evaluate(info, [[int(a)] for a in legal])
+        return int(legal[self._argmax(values)])
+
+    def _search_plans(
+        self, info: InfoSet, tokens: list[int], prefix: tuple[int, ...] = ()
+    ) -> tuple[int, tuple[int, ...]]:
+        pos = Position(info)
+        scored = []
+        for token in tokens:
+            options, scores = self._heuristic.options(pos, token, prefix)
+            scored += [(float(v), token, c) for v, c in zip(scores, options, strict=True)]
+        scored.sort(key=lambda x: -x[0])
+        top = scored[: self.candidates]
+        if len(top) == 1:
+            return top[0][1], top[0][2]
+        # at a token decision the plan starts with the token; while selecting, with the next card
+        head = [] if info.phase == Phase.SELECT else None
+        sequences = [
+            (head if head is not None else [token]) + [CARD_BASE + g for g in cards[len(prefix) :]]
+            for _, token, cards in top
+        ]
+        values = self._evaluate(info, sequences) + PRIOR * np.array([v for v, _, _ in top])
+        _, token, cards = top[self._argmax(values)]
+        return token, cards
+
+    def _evaluate(self, info: InfoSet, sequences: list[list[int]]) -> np.ndarray:
+        """Mean outcome of each action sequence over the same determinizations and rollouts."""
+        base = rows_from_states([self._determinize(info) for _ in range(self.samples)])
+        k = len(sequences)
+        rows = np.tile(base, (k, 1))
+        longest = max(len(q) for q in sequences)
+        actions = np.zeros((k * self.samples, longest), dtype=np.int64)
+        lengths = np.zeros(k * self.samples, dtype=np.int64)
+        for j, q in enumerate(sequences):
+            actions[j * self.samples : (j + 1) * self.samples, : len(q)] = q
+            lengths[j * self.samples : (j + 1) * self.samples] = len(q)
+        apply_sequences(rows, actions, lengths, self.round_limit)
+        # common random numbers: every candidate sees the same rollout randomness
+        u = np.tile(self.rng.random((self.samples, ROLLOUT_STEPS)), (k, 1))
+        rollout(rows, u, self.round_limit)
+        winner, points, geishas = row_outcomes(rows)
+        lead = (points[:, 0] - points[:, 1]) / 11.0 + (geishas[:, 0] - geishas[:, 1]) / 4.0
+        value = np.where(winner == 0, 1.0, np.where(winner == 1, -1.0, 0.5 * np.clip(lead, -1.0, 1.0)))
+        value = np.where(winner == -1, 0.0, value)
+        return value.reshape(k, self.samples).mean(axis=1)
+
+    def _determinize(self, info: InfoSet) -> State:
+        """A full state consistent with ``info``; this bot is seat 0, the opponent seat 1."""
+        pool = np.array(_as_cards(info.unseen), dtype=np.int64)
+        self.rng.shuffle(pool)
+        opp_secret = info.spent_opp[SECRET]
+        opp_trade = info.spent_opp[TRADEOFF]
+        n_hand = info.opp_hand_size
+        sizes = [n_hand, 1 if opp_secret else 0, 2 if opp_trade else 0, 1, info.draw_pile_size]
+        if sum(sizes) != len(pool):
+            raise ValueError(f"observation inconsistent: {len(pool)} unseen cards for places {sizes}")
+        cuts = np.cumsum(sizes)
+        hand, secret, trade, removed, pile = np.split(pool, cuts[:-1])
+        phase = info.phase
+        my_turn = phase in (Phase.TOKEN, Phase.SELECT, Phase.SPLIT)
+        token = {Phase.SELECT: info.token, Phase.SPLIT: COMPETITION, Phase.GIFT_ANSWER: GIFT}.get(phase, -1)
+        if phase == Phase.COMP_ANSWER:
+            token = COMPETITION
+            offer = _as_cards(info.set_a) + _as_cards(info.set_b)
+        else:
+            offer = _as_cards(info.offer)
+        return State(
+            round=info.round,
+            starter=0 if info.i_started else 1,
+            turn=sum(info.spent_me) + sum(info.spent_opp),
+            current=0 if my_turn else 1,
+            to_move=0,
+            phase=phase,
+            hands=(info.hand, tuple(int(x) for x in _counts(tuple(hand)))),  # type: ignore[arg-type]
+            secrets=(info.secret, int(secret[0]) if opp_secret else -1),
+            tradeoffs=(info.tradeoff, tuple(int(x) for x in _counts(tuple(trade))) if opp_trade else EMPTY),  # type: ignore[arg-type]
+            placed=(info.placed_me, info.placed_opp),
+            markers=info.markers,
+            spent=(info.spent_me, info.spent_opp),
+            token=token,
+            selection=_as_cards(info.selection) if phase == Phase.SELECT else (),
+            offer=offer,
+            draw_pile=tuple(int(g) for g in pile),
+            removed=int(removed[0]),
+            winner=None,
+            round_limit=self.round_limit,
+            last_round=None,
+        )
+
+    def _argmax(self, values: np.ndarray) -> int:
+        top = np.flatnonzero(values >= values.max() - 1e-12)
+        return int(top[0]) if len(top) == 1 else int(top[self.rng.integers(len(top))])

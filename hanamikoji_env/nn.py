@@ -1,0 +1,133 @@
+"""The policy network and its checkpoint format, shared by PolicyBot and training.
+
+A checkpoint is a ``torch.save`` dict, read back with ``torch.load(...,
+weights_only=True)`` (no code runs on load) and checked before use:
+
+| key | content |
+|---|---|
+| ``format`` | ``"hanamikoji-policy/1"`` |
+| ``env_version`` | the hanamikoji-env version that wrote it; its major.minor must match |
+| ``layout_hash`` | hash of the observation layout and action count; must match |
+| ``model_config`` | ``{"hidden": int, "layers": int}`` |
+| ``state_dict`` | the network's weights |
+| anything else | what training adds (optimizer and RNG states, config, step counts) |
+
+Files are written atomically (a temporary file, then a rename), so an
+interrupted save never leaves a truncated checkpoint behind.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from hanamikoji_env import __version__
+from hanamikoji_env.actions import NUM_ACTIONS
+from hanamikoji_env.observation import OBS_HIGH, OBS_LAYOUT, OBS_SIZE, layout_table
+
+FORMAT = "hanamikoji-policy/1"
+LAYOUT_HASH = hashlib.sha256(f"{layout_table(OBS_LAYOUT)}|actions={NUM_ACTIONS}".encode()).hexdigest()[:16]
+
+
+class CheckpointError(ValueError):
+    """A file that is not a usable hanamikoji-env policy checkpoint."""
+
+
+class PolicyNet(nn.Module):
+    """An MLP with a policy head (23 logits) and a value head, on scaled observations."""
+
+    def __init__(self, hidden: int = 256, layers: int = 2) -> None:
+        super().__init__()
+        if hidden < 1 or layers < 1:
+            raise ValueError(f"hidden and layers must be >= 1, got {hidden}, {layers}")
+        self.config = {"hidden": int(hidden), "layers": int(layers)}
+        self.register_buffer("scale", torch.as_tensor(1.0 / OBS_HIGH, dtype=torch.float32))
+        blocks: list[nn.Module] = []
+        width = OBS_SIZE
+        for _ in range(layers):
+            blocks += [nn.Linear(width, hidden), nn.Tanh()]
+            width = hidden
+        self.trunk = nn.Sequential(*blocks)
+        self.policy = nn.Linear(hidden, NUM_ACTIONS)
+        self.value = nn.Linear(hidden, 1)
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Masked logits ``[B, 23]`` (illegal actions at -1e9) and values ``[B]``."""
+        h = self.trunk(obs * self.scale)
+        logits = self.policy(h).masked_fill(mask == 0, -1e9)
+        return logits, self.value(h).squeeze(-1)
+
+
+def save_checkpoint(path: str | Path, model: PolicyNet, **extra: Any) -> None:
+    """Write ``model`` (and training ``extra``) to ``path`` atomically."""
+    payload = {
+        "format": FORMAT,
+        "env_version": __version__,
+        "layout_hash": LAYOUT_HASH,
+        "model_config": dict(model.config),
+        "state_dict": model.state_dict(),
+        **extra,
+    }
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            torch.save(payload, f)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def load_checkpoint(path: str | Path) -> dict[str, Any]:
+    """Read and check a checkpoint; :class:`CheckpointError` says what is wrong."""
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"checkpoint {path} does not exist or is not a file")
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:  # truncated, corrupt, or a pickle that needs code to load
+        raise CheckpointError(f"{path} is not a readable checkpoint ({type(e).__name__}: {e})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise CheckpointError(f"{path} is not a hanamikoji-env policy checkpoint (no format {FORMAT!r})")
+    version = str(data.get("env_version"))
+    if version.split(".")[:2] != __version__.split(".")[:2]:
+        raise CheckpointError(f"{path} was written by hanamikoji-env {version}; this is {__version__}")
+    if data.get("layout_hash") != LAYOUT_HASH:
+        raise CheckpointError(f"{path} was made for another observation layout or action set")
+    config = data.get("model_config")
+    if (
+        not isinstance(config, dict)
+        or set(config) != {"hidden", "layers"}
+        or not all(isinstance(v, int) and v >= 1 for v in config.values())
+    ):
+        raise CheckpointError(f"{path} has a bad model_config: {config!r}")
+    if not isinstance(data.get("state_dict"), dict):
+        raise CheckpointError(f"{path} has no state_dict")
+    return data
+
+
+def load_policy(path: str | Path) -> PolicyNet:
+    """The network of a checkpoint, in eval mode."""
+    data = load_checkpoint(path)
+    model = PolicyNet(**data["model_config"])
+    try:
+        model.load_state_dict(data["state_dict"])
+    except RuntimeError as e:
+        raise CheckpointError(f"{path}: weights do not fit the network ({e})") from None
+    return model.eval()
+
+
+def masked_probs(logits: np.ndarray) -> np.ndarray:
+    """Softmax over the last axis of masked logits (numpy, for bots)."""
+    z = logits - logits.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)

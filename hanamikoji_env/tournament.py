@@ -1,0 +1,372 @@
+"""Round-robin evaluation of bots and checkpoints: mirrored deals, Wilson intervals, Elo.
+
+Every pair of players plays the same deals twice, seats swapped, so the luck
+of the cards cancels.  Games run in parallel over the machine's cores.
+Results: a table on the terminal, ``results.json`` and ``pairs.csv`` and a
+win-rate heatmap ``heatmap.png`` in ``--out``.
+
+Player specs: ``random``, ``heuristic``, ``search``, with options as
+``name:key=value,key=value`` (e.g. ``search:samples=800``), or ``ckpt:PATH``
+for a trained policy checkpoint.  Specs are checked before any game starts.
+
+CLI: ``python -m training.evaluate`` or ``hanamikoji-eval`` (same arguments).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import sys
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hanamikoji_env import __version__
+from hanamikoji_env.aec import raw_env
+from hanamikoji_env.bots.base import Bot
+from hanamikoji_env.stats import bradley_terry, wilson
+
+SCHEMA = "hanamikoji-eval/1"
+BOT_OPTIONS: dict[str, dict[str, type]] = {
+    "random": {},
+    "heuristic": {},
+    "search": {"samples": int, "candidates": int},
+}
+
+
+@dataclass(frozen=True)
+class PlayerSpec:
+    """A parsed player: a bot name with options, or a checkpoint path."""
+
+    spec: str
+    kind: str
+    options: dict[str, Any] = field(default_factory=dict)
+    path: str | None = None
+
+    def make(self, seed: int, round_limit: int | None = None) -> Bot:
+        if self.kind == "ckpt":
+            from hanamikoji_env.bots.policy import PolicyBot
+
+            return PolicyBot(self.path, seed=seed)  # type: ignore[arg-type]
+        from hanamikoji_env.bots import HeuristicBot, RandomBot, SearchBot
+
+        if self.kind == "search":
+            return SearchBot(seed=seed, round_limit=round_limit, **self.options)
+        return {"random": RandomBot, "heuristic": HeuristicBot}[self.kind](seed=seed, **self.options)
+
+
+def parse_player(spec: str) -> PlayerSpec:
+    """Parse and check a player spec; ``ValueError`` says what is wrong."""
+    if not isinstance(spec, str) or not spec:
+        raise ValueError(f"a player spec must be a non-empty string, got {spec!r}")
+    if spec.startswith("ckpt:"):
+        path = spec[5:]
+        if not path:
+            raise ValueError("ckpt: needs a path, e.g. ckpt:checkpoints/ppo_selfplay.pt")
+        from hanamikoji_env.bots.policy import PolicyBot
+
+        PolicyBot(path)  # loads and validates the checkpoint now, before any game
+        return PlayerSpec(spec, "ckpt", path=path)
+    name, _, rest = spec.partition(":")
+    if name not in BOT_OPTIONS:
+        raise ValueError(f"unknown player {name!r}; known: {sorted(BOT_OPTIONS)} or ckpt:PATH")
+    options: dict[str, Any] = {}
+    for item in filter(None, rest.split(",")):
+        key, eq, value = item.partition("=")
+        if not eq or key not in BOT_OPTIONS[name]:
+            raise ValueError(
+                f"bad option {item!r} for {name}; options: {sorted(BOT_OPTIONS[name]) or 'none'} as key=value"
+            )
+        try:
+            options[key] = BOT_OPTIONS[name][key](value)
+        except ValueError:
+            raise ValueError(
+                f"option {key} of {name} must be {BOT_OPTIONS[name][key].__name__}, got {value!r}"
+            ) from None
+        if isinstance(options[key], int) and options[key] < 1:
+            raise ValueError(f"option {key} of {name} must be >= 1, got {value}")
+    return PlayerSpec(spec, name, options)
+
+
+# ------------------------------------------------------------ playing ---
+
+
+def play_game(bots: tuple[Bot, Bot], deal_seed: int, round_limit: int | None) -> tuple[float, int]:
+    """One game, ``bots[0]`` as player_0; returns (player_0's reward, rounds played)."""
+    e = raw_env(round_limit=round_limit)
+    e.reset(seed=deal_seed)
+    seats = {"player_0": bots[0], "player_1": bots[1]}
+    reward0 = 0.0
+    for agent in e.agent_iter():
+        obs, reward, term, trunc, _ = e.last()
+        if term or trunc:
+            if agent == "player_0":
+                reward0 = float(reward)
+            e.step(None)
+        else:
+            e.step(seats[agent].act(obs))
+    return reward0, e.game.round
+
+
+_BOTS: dict[tuple[str, int | None], Bot] = {}
+
+
+def _worker(
+    task: tuple[int, PlayerSpec, PlayerSpec, list[int], int, int | None],
+) -> list[tuple[int, int, int, float, int]]:
+    """Play deals (both seatings) of one pair; returns (pair, deal, a_seat, a's reward, rounds)."""
+    pair, spec_a, spec_b, deals, seed, round_limit = task
+    out = []
+    for spec in (spec_a, spec_b):
+        if (spec.spec, round_limit) not in _BOTS:
+            _BOTS[(spec.spec, round_limit)] = spec.make(seed, round_limit)
+    a, b = _BOTS[(spec_a.spec, round_limit)], _BOTS[(spec_b.spec, round_limit)]
+    for deal in deals:
+        deal_seed = seed * 1_000_003 + deal
+        for a_seat in (0, 1):
+            game_seed = (deal_seed * 4 + a_seat) * 7919 + pair
+            a.reset(seed=game_seed)
+            b.reset(seed=game_seed + 1)
+            bots = (a, b) if a_seat == 0 else (b, a)
+            r0, rounds = play_game(bots, deal_seed, round_limit)
+            out.append((pair, deal, a_seat, r0 if a_seat == 0 else -r0, rounds))
+    return out
+
+
+def _chunks(n: int, size: int) -> Iterator[list[int]]:
+    for start in range(0, n, size):
+        yield list(range(start, min(n, start + size)))
+
+
+def run_tournament(
+    players: list[PlayerSpec],
+    games: int,
+    seed: int = 0,
+    workers: int | None = None,
+    round_limit: int | None = None,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Play every pair ``games`` games (``games / 2`` deals, both seatings) and summarise."""
+    if games < 2 or games % 2:
+        raise ValueError(f"games must be a positive even number (each deal is played twice), got {games}")
+    if len(players) < 2:
+        raise ValueError("a tournament needs at least two players")
+    names = [p.spec for p in players]
+    if len(set(names)) != len(names):
+        raise ValueError(f"players must be distinct, got {names}")
+    pairs = list(combinations(range(len(players)), 2))
+    deals = games // 2
+    workers = workers or os.cpu_count() or 1
+    # about 8 tasks per worker, at most 25 deals each, so the progress bar moves
+    chunk = max(1, min(25, deals * len(pairs) // (8 * workers)))
+    tasks = [
+        (k, players[i], players[j], d, seed, round_limit)
+        for k, (i, j) in enumerate(pairs)
+        for d in _chunks(deals, chunk)
+    ]
+    results: list[tuple[int, int, int, float, int]] = []
+    bar = _progress_bar(len(pairs) * games, progress)
+    if workers == 1:
+        for t in tasks:
+            results += _worker(t)
+            bar.update(2 * len(t[3]))
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for future in as_completed([pool.submit(_worker, t) for t in tasks]):
+                part = future.result()
+                results += part
+                bar.update(len(part))
+    bar.close()
+    return summarise(names, pairs, sorted(results), games, seed, round_limit)
+
+
+def _progress_bar(total: int, enabled: bool) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="game", disable=not enabled, file=sys.stderr)
+
+
+def summarise(
+    names: list[str],
+    pairs: list[tuple[int, int]],
+    results: list[tuple[int, int, int, float, int]],
+    games: int,
+    seed: int,
+    round_limit: int | None,
+) -> dict[str, Any]:
+    """The results dict (the ``results.json`` schema, see the README)."""
+    n = len(names)
+    wins = np.zeros((n, n))
+    matrix: list[list[float | None]] = [[None] * n for _ in range(n)]
+    rows = []
+    for k, (i, j) in enumerate(pairs):
+        rewards = np.array([r for p, _, _, r, _ in results if p == k])
+        w, d, lo = int((rewards > 0).sum()), int((rewards == 0).sum()), int((rewards < 0).sum())
+        score = w + 0.5 * d
+        ci = wilson(score, len(rewards))
+        wins[i, j] += score
+        wins[j, i] += lo + 0.5 * d
+        matrix[i][j] = score / len(rewards)
+        matrix[j][i] = 1 - score / len(rewards)
+        rows.append(
+            {
+                "a": names[i],
+                "b": names[j],
+                "games": len(rewards),
+                "wins": w,
+                "draws": d,
+                "losses": lo,
+                "win_rate": score / len(rewards),
+                "ci95": [ci[0], ci[1]],
+            }
+        )
+    elo = bradley_terry(wins)
+    anchor = names.index("random") if "random" in names else 0
+    elo = elo - elo[anchor]
+    return {
+        "schema": SCHEMA,
+        "env_version": __version__,
+        "seed": seed,
+        "round_limit": round_limit,
+        "games_per_pair": games,
+        "players": names,
+        "pairs": rows,
+        "elo": {name: float(e) for name, e in zip(names, elo, strict=True)},
+        "elo_anchor": names[anchor],
+        "win_rate_matrix": matrix,
+    }
+
+
+# ------------------------------------------------------------ outputs ---
+
+
+def format_table(results: dict[str, Any]) -> str:
+    lines = [f"{'player A':<22}{'player B':<22}{'W':>6}{'D':>5}{'L':>6}{'win rate A':>12}  95% CI"]
+    for r in results["pairs"]:
+        lines.append(
+            f"{r['a']:<22}{r['b']:<22}{r['wins']:>6}{r['draws']:>5}{r['losses']:>6}"
+            f"{r['win_rate']:>12.3f}  [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]"
+        )
+    lines.append("")
+    lines.append(f"Bradley-Terry ratings (Elo scale, {results['elo_anchor']} = 0):")
+    for name, e in sorted(results["elo"].items(), key=lambda x: -x[1]):
+        lines.append(f"  {name:<30}{e:>8.0f}")
+    return "\n".join(lines)
+
+
+def write_outputs(results: dict[str, Any], out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = out / "results.json.tmp"
+    tmp.write_text(json.dumps(results, indent=2))
+    tmp.replace(out / "results.json")
+    with open(out / "pairs.csv", "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(
+            [
+                "a",
+                "b",
+                "games",
+                "wins",
+                "draws",
+                "losses",
+                "win_rate",
+                "ci95_low",
+                "ci95_high",
+                "elo_a",
+                "elo_b",
+            ]
+        )
+        for r in results["pairs"]:
+            writer.writerow(
+                [
+                    r["a"],
+                    r["b"],
+                    r["games"],
+                    r["wins"],
+                    r["draws"],
+                    r["losses"],
+                    f"{r['win_rate']:.4f}",
+                    f"{r['ci95'][0]:.4f}",
+                    f"{r['ci95'][1]:.4f}",
+                    f"{results['elo'][r['a']]:.1f}",
+                    f"{results['elo'][r['b']]:.1f}",
+                ]
+            )
+    heatmap(results, out / "heatmap.png")
+
+
+def heatmap(results: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = results["players"]
+    m = np.array([[np.nan if x is None else x for x in row] for row in results["win_rate_matrix"]])
+    fig, ax = plt.subplots(figsize=(1.2 * len(names) + 2.5, 1.0 * len(names) + 1.8))
+    im = ax.imshow(m, vmin=0, vmax=1, cmap="RdYlGn")
+    ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
+    ax.set_yticks(range(len(names)), names)
+    for i in range(len(names)):
+        for j in range(len(names)):
+            if not np.isnan(m[i, j]):
+                ax.text(j, i, f"{m[i, j]:.2f}", ha="center", va="center", fontsize=9)
+    ax.set_title(f"win rate of row vs column ({results['games_per_pair']} games per pair)")
+    fig.colorbar(im, ax=ax, fraction=0.046)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="hanamikoji-eval", description="Round-robin tournament of Hanamikoji players."
+    )
+    p.add_argument(
+        "--players", nargs="+", required=True, help="random, heuristic, search[:samples=N], ckpt:PATH"
+    )
+    p.add_argument(
+        "--games", type=int, default=1000, help="games per pair, even (each deal twice, seats swapped)"
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals and the bots")
+    p.add_argument("--out", type=Path, default=None, help="folder for results.json, pairs.csv, heatmap.png")
+    p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    p.add_argument("--round-limit", type=int, default=None, help="play at most this many rounds per game")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    return p
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        players = [parse_player(s) for s in args.players]
+        if args.seed < 0:
+            raise ValueError(f"--seed must be >= 0, got {args.seed}")
+        if args.workers is not None and args.workers < 1:
+            raise ValueError(f"--workers must be >= 1, got {args.workers}")
+        if args.round_limit is not None and args.round_limit < 1:
+            raise ValueError(f"--round-limit must be >= 1, got {args.round_limit}")
+        results = run_tournament(
+            players, args.games, args.seed, args.workers, args.round_limit, progress=not args.no_progress
+        )
+    except ImportError as e:
+        parser.error(f"{e}: the tournament needs the eval extra, pip install 'hanamikoji-env[eval]'")
+    except (ValueError, OSError) as e:
+        parser.error(str(e))
+    print(format_table(results))
+    if args.out is not None:
+        write_outputs(results, args.out)
+        print(f"\nwrote {args.out / 'results.json'}, pairs.csv and heatmap.png")
+    return results
+
+
+if __name__ == "__main__":
+    main()
