@@ -343,7 +343,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: list[str] | None = None) -> dict[str, Any]:
+def main(argv: list[str] | None = None) -> None:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -365,7 +365,6 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if args.out is not None:
         write_outputs(results, args.out)
         print(f"\nwrote {args.out / 'results.json'}, pairs.csv and heatmap.png")
-    return results
 
 
 if __name__ == "__main__":

@@ -112,7 +112,7 @@ def test_cli_end_to_end(tmp_path, capsys) -> None:
     ckpt = tmp_path / "tiny.pt"
     save_checkpoint(ckpt, PolicyNet(hidden=8, layers=1))
     out = tmp_path / "eval"
-    results = main(
+    main(
         [
             "--players",
             "random",
@@ -132,7 +132,6 @@ def test_cli_end_to_end(tmp_path, capsys) -> None:
     printed = capsys.readouterr().out
     assert "Bradley-Terry ratings" in printed and "heuristic" in printed
     data = json.loads((out / "results.json").read_text())
-    assert data == json.loads(json.dumps(results))
     assert data["schema"] == SCHEMA and data["games_per_pair"] == 10 and data["elo"]["random"] == 0.0
     assert len(data["pairs"]) == 3
     for pair in data["pairs"]:
