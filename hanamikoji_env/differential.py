@@ -1,8 +1,8 @@
 """Differential check: the batch engine plays exactly the game of the AEC env.
 
 Both engines get the same scripted decks and the same (random legal) actions;
-at every decision the observation, mask and acting player must be equal, and
-at the end the rewards, winner and number of rounds.  Used by
+at every decision the observations of both seats, the mask and the acting
+player must be equal, and at the end the rewards, winner and number of rounds.  Used by
 ``tests/test_vector.py`` (a few thousand games) and
 ``benchmarks/vector_diff.py`` (100,000 games).
 """
@@ -62,6 +62,13 @@ def compare_engines(
                     raise MismatchError(
                         f"game {games + i}: observation differs at {diff}; AEC state {e.game}"
                     )
+            # the other seat's view too (training bootstraps values from it)
+            other_obs, other_mask = venv.observe(1 - to_play)
+            for i in active:
+                e = aecs[i]
+                ref = e.observe(e.possible_agents[1 - to_play[i]])
+                if not np.array_equal(ref["observation"], other_obs[i]) or other_mask[i].any():
+                    raise MismatchError(f"game {games + i}: the view of the seat not on move differs")
             obs, mask, to_play, rewards, done, info = venv.step(actions)
             still = []
             for i in active:

@@ -319,18 +319,28 @@ def _deal_rows(s, rows, decks, new_game):
 
 @njit(cache=True)
 def _encode_all(s, obs, mask, to_play):
-    """Observation and mask of the seat to move, per row; mirrors observation.encode."""
+    """Observation and mask of the seat to move, per row."""
+    for i in range(s.shape[0]):
+        to_play[i] = s[i, TO_MOVE]
+    _encode_rows(s, to_play, obs, mask)
+
+
+@njit(cache=True)
+def _encode_rows(s, seats, obs, mask):
+    """Observation and mask of ``seats[i]`` in row ``i``; mirrors observation.encode."""
     for i in range(s.shape[0]):
         o = obs[i]
         o[:] = 0.0
-        seat = s[i, TO_MOVE]
+        seat = seats[i]
         opp = 1 - seat
-        to_play[i] = seat
         phase = s[i, PHASE]
-        _legal(s, i, mask[i])
+        if seat == s[i, TO_MOVE]:
+            _legal(s, i, mask[i])
+            if phase < _ROUND_OVER:
+                o[O_MINE] = 1.0
+        else:
+            mask[i, :] = 0
         o[O_PHASE + phase] = 1.0
-        if phase < _ROUND_OVER:
-            o[O_MINE] = 1.0
         my_turn = s[i, CURRENT] == seat
         hs = HANDS + 7 * seat
         ho = HANDS + 7 * opp
@@ -590,6 +600,40 @@ class VectorHanamikoji:
         _encode_all(self._s, self._obs, self._mask, self._to_play)
         info = {"winner": winners, "rounds": rounds}
         return self._obs.copy(), self._mask.copy(), self._to_play.copy(), rewards, done, info
+
+    def observe(self, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Observation and mask of any seat per env (all-zero mask where it is not on move)."""
+        seats = np.asarray(seats)
+        if seats.shape != (self.num_envs,) or not np.isin(seats, (0, 1)).all():
+            raise ValueError(f"seats must be {self.num_envs} values of 0 or 1")
+        obs = np.zeros((self.num_envs, OBS_SIZE), dtype=np.float32)
+        mask = np.zeros((self.num_envs, NUM_ACTIONS), dtype=np.int8)
+        _encode_rows(self._s, seats.astype(np.int8), obs, mask)
+        return obs, mask
+
+    def get_state(self) -> dict[str, Any]:
+        """Everything needed to continue identically (for training checkpoints)."""
+        return {
+            "rows": self._s.copy(),
+            "decks": self._decks.copy(),
+            "n_decks": self._n_decks.copy(),
+            "rng": self._rng.bit_generator.state,
+            "reset_done": self._reset_done,
+        }
+
+    def set_state(self, state: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Restore :meth:`get_state`; returns the current ``(obs, mask, to_play)``."""
+        rows = np.asarray(state["rows"], dtype=np.int32)
+        if rows.shape != (self.num_envs, WIDTH):
+            raise ValueError(f"state rows must have shape ({self.num_envs}, {WIDTH}), got {rows.shape}")
+        self._s = rows.copy()
+        self._decks = np.asarray(state["decks"], dtype=np.int8).copy()
+        self._n_decks = np.asarray(state["n_decks"], dtype=np.int64).copy()
+        self._rng = np.random.default_rng()
+        self._rng.bit_generator.state = state["rng"]
+        self._reset_done = bool(state["reset_done"])
+        _encode_all(self._s, self._obs, self._mask, self._to_play)
+        return self._obs.copy(), self._mask.copy(), self._to_play.copy()
 
     # --------------------------------------------------------- helpers ---
 
