@@ -7,7 +7,8 @@ win-rate heatmap ``heatmap.png`` in ``--out``.
 
 Player specs: ``random``, ``heuristic``, ``search``, with options as
 ``name:key=value,key=value`` (e.g. ``search:samples=800``), or ``ckpt:PATH``
-for a trained policy checkpoint.  Specs are checked before any game starts.
+for a trained policy checkpoint (a hanamikoji-env ``.pt`` or an SB3 ``MaskablePPO``
+``.zip``).  Specs are checked before any game starts.
 
 CLI: ``python -m training.evaluate`` or ``hanamikoji-eval`` (same arguments).
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import multiprocessing
 import os
 import sys
 from collections.abc import Iterator
@@ -52,9 +54,7 @@ class PlayerSpec:
 
     def make(self, seed: int, round_limit: int | None = None) -> Bot:
         if self.kind == "ckpt":
-            from hanamikoji_env.bots.policy import PolicyBot
-
-            return PolicyBot(self.path, seed=seed)  # type: ignore[arg-type]
+            return _checkpoint_bot(self.path, seed)  # type: ignore[arg-type]
         from hanamikoji_env.bots import HeuristicBot, RandomBot, SearchBot
 
         if self.kind == "search":
@@ -70,9 +70,7 @@ def parse_player(spec: str) -> PlayerSpec:
         path = spec[5:]
         if not path:
             raise ValueError("ckpt: needs a path, e.g. ckpt:checkpoints/ppo_selfplay.pt")
-        from hanamikoji_env.bots.policy import PolicyBot
-
-        PolicyBot(path)  # loads and validates the checkpoint now, before any game
+        _checkpoint_bot(path, 0)  # loads and validates the checkpoint now, before any game
         return PlayerSpec(spec, "ckpt", path=path)
     name, _, rest = spec.partition(":")
     if name not in BOT_OPTIONS:
@@ -93,6 +91,17 @@ def parse_player(spec: str) -> PlayerSpec:
         if isinstance(options[key], int) and options[key] < 1:
             raise ValueError(f"option {key} of {name} must be >= 1, got {value}")
     return PlayerSpec(spec, name, options)
+
+
+def _checkpoint_bot(path: str, seed: int) -> Bot:
+    """A hanamikoji-env policy checkpoint, or a Stable-Baselines3 ``.zip`` (MaskablePPO)."""
+    if path.endswith(".zip"):
+        from hanamikoji_env.bots.sb3 import SB3Bot
+
+        return SB3Bot(path, seed=seed)
+    from hanamikoji_env.bots.policy import PolicyBot
+
+    return PolicyBot(path, seed=seed)
 
 
 # ------------------------------------------------------------ playing ---
@@ -178,7 +187,10 @@ def run_tournament(
             results += _worker(t)
             bar.update(2 * len(t[3]))
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        # spawn, not fork: a forked child of a process that has run torch can hang in torch
+        with ProcessPoolExecutor(
+            max_workers=workers, mp_context=multiprocessing.get_context("spawn")
+        ) as pool:
             for future in as_completed([pool.submit(_worker, t) for t in tasks]):
                 part = future.result()
                 results += part
@@ -248,16 +260,17 @@ def summarise(
 
 
 def format_table(results: dict[str, Any]) -> str:
-    lines = [f"{'player A':<22}{'player B':<22}{'W':>6}{'D':>5}{'L':>6}{'win rate A':>12}  95% CI"]
+    w = max(12, *(len(p) + 2 for p in results["players"]))
+    lines = [f"{'player A':<{w}}{'player B':<{w}}{'W':>6}{'D':>5}{'L':>6}{'win rate A':>12}  95% CI"]
     for r in results["pairs"]:
         lines.append(
-            f"{r['a']:<22}{r['b']:<22}{r['wins']:>6}{r['draws']:>5}{r['losses']:>6}"
+            f"{r['a']:<{w}}{r['b']:<{w}}{r['wins']:>6}{r['draws']:>5}{r['losses']:>6}"
             f"{r['win_rate']:>12.3f}  [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]"
         )
     lines.append("")
     lines.append(f"Bradley-Terry ratings (Elo scale, {results['elo_anchor']} = 0):")
     for name, e in sorted(results["elo"].items(), key=lambda x: -x[1]):
-        lines.append(f"  {name:<30}{e:>8.0f}")
+        lines.append(f"  {name:<{w}}{e:>8.0f}")
     return "\n".join(lines)
 
 

@@ -611,6 +611,11 @@ class VectorHanamikoji:
         _encode_rows(self._s, seats.astype(np.int8), obs, mask)
         return obs, mask
 
+    def markers(self) -> tuple[np.ndarray, np.ndarray]:
+        """Public board facts per env: the round number ``[N]`` and marker owners ``[N, 7]``
+        (0, 1 by seat, -1 centre), e.g. for reward shaping at each scoring."""
+        return self._s[:, ROUND].copy(), self._s[:, MARKERS : MARKERS + 7].copy()
+
     def get_state(self) -> dict[str, Any]:
         """Everything needed to continue identically (for training checkpoints)."""
         return {

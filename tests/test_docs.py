@@ -14,15 +14,18 @@ EXPECTED = {  # a line of each README example -> what its output must contain
     "e = env(render_mode=": ["final reward", "private to player_0"],
     "venv = VectorHanamikoji(": ["wins by seat:"],
     "bots = {": ["1.0"],
+    "model = MaskablePPO(": ["win rate vs random:"],
 }
 
 
-def test_readme_examples_run() -> None:
+def test_readme_examples_run(tmp_path) -> None:
     blocks = re.findall(r"```python\n(.*?)```", README, flags=re.S)
     assert len(blocks) == len(EXPECTED), "every README example needs an entry in EXPECTED"
     for code in blocks:
         (expected,) = [v for k, v in EXPECTED.items() if k in code]
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=tmp_path
+        )
         assert out.returncode == 0, out.stderr
         for text in expected:
             assert text in out.stdout

@@ -1,0 +1,87 @@
+"""SB3Bot: plays a Stable-Baselines3 ``MaskablePPO`` zip, loaded without running pickled code.
+
+An SB3 zip stores some entries (spaces, schedules, the policy class, buffers)
+as cloudpickle, which could run code on load.  SB3Bot never unpickles them:
+it replaces every such entry with a known-safe value before loading (SB3's
+``custom_objects``) and refuses a zip with any other pickled entry.  The
+weights themselves are read by SB3 with ``torch.load(weights_only=True)``.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from hanamikoji_env.actions import NUM_ACTIONS
+from hanamikoji_env.bots.base import Bot
+from hanamikoji_env.observation import OBS_HIGH, OBS_SIZE
+
+
+def _constant(_: float) -> float:
+    return 0.0
+
+
+def safe_custom_objects() -> dict[str, Any]:
+    """Replacements for the pickled entries of a MaskablePPO zip (inference needs none of them)."""
+    from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    return {
+        "policy_class": MaskableActorCriticPolicy,
+        "observation_space": spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
+        "action_space": spaces.Discrete(NUM_ACTIONS),
+        "rollout_buffer_class": MaskableRolloutBuffer,
+        "clip_range": _constant,
+        "lr_schedule": _constant,
+        "_last_obs": None,
+        "_last_episode_starts": None,
+        "ep_info_buffer": None,
+        "ep_success_buffer": None,
+    }
+
+
+class SB3Bot(Bot):
+    """``SB3Bot(path, seed=0, deterministic=True)`` for a ``MaskablePPO`` zip trained on SingleAgentEnv."""
+
+    name = "sb3"
+
+    def __init__(self, path: str | Path, seed: int | None = 0, deterministic: bool = True) -> None:
+        super().__init__(seed)
+        self.path = Path(path)
+        self.deterministic = deterministic
+        if not self.path.is_file():
+            raise ValueError(f"SB3 model {self.path} does not exist or is not a file")
+        overrides = safe_custom_objects()
+        try:
+            with zipfile.ZipFile(self.path) as z:
+                data = json.loads(z.read("data"))
+        except (zipfile.BadZipFile, KeyError, json.JSONDecodeError, OSError) as e:
+            raise ValueError(f"{self.path} is not a Stable-Baselines3 zip ({e})") from None
+        pickled = {k for k, v in data.items() if isinstance(v, dict) and ":serialized:" in v}
+        unknown = sorted(pickled - set(overrides))
+        if unknown:
+            raise ValueError(
+                f"{self.path} holds pickled entries {unknown} that could run code; refusing to load"
+            )
+        from sb3_contrib import MaskablePPO
+
+        try:
+            self.model = MaskablePPO.load(self.path, custom_objects=overrides, device="cpu")
+        except Exception as e:
+            raise ValueError(f"{self.path}: cannot load the model ({type(e).__name__}: {e})") from None
+        if self.model.observation_space.shape != (OBS_SIZE,):
+            raise ValueError(f"{self.path} was trained on another observation layout")
+
+    def _act(self, vector: np.ndarray, mask: np.ndarray) -> int:
+        action, _ = self.model.predict(
+            vector.astype(np.float32), action_masks=mask.astype(bool), deterministic=self.deterministic
+        )
+        return int(action)
+
+    def __repr__(self) -> str:
+        return f"SB3Bot({str(self.path)!r})"

@@ -1,0 +1,166 @@
+"""Single-agent Gymnasium view of the game, for Stable-Baselines3 and other single-agent code.
+
+``SingleAgentEnv(opponent=..., learner_seat="random" | 0 | 1, **env_kwargs)``:
+the learner plays one seat; the opponent plays the other seat inside
+``step`` (and ``reset``, when it moves first).  The opponent may be
+
+- a bot name or player spec: ``"random"``, ``"heuristic"``, ``"search:samples=100"``,
+  ``"ckpt:PATH"`` (a hanamikoji-env policy checkpoint), ``"sb3:PATH"`` (an SB3 zip);
+- any bot object (``act(obs) -> int``, optionally ``reset(seed)``);
+- a callable ``f(obs_dict) -> int``;
+- a (frozen) Stable-Baselines3 model with ``predict``, e.g. a ``MaskablePPO``.
+
+Observations are the learner's 109-float vector, actions ``Discrete(23)``,
+and ``action_masks()`` gives the legal actions for sb3-contrib's
+``MaskablePPO``.  The reward is the learner's own: 0 until the game ends,
+then +1 / -1 (0 / 0 for a round-limit draw), whoever made the last move.  An
+illegal learner action ends the episode with -1 (PettingZoo's classic
+convention; ``illegal_action="raise"`` raises instead).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from hanamikoji_env.actions import NUM_ACTIONS
+from hanamikoji_env.aec import AGENTS, raw_env
+from hanamikoji_env.observation import OBS_HIGH, OBS_SIZE
+
+Opponent = Any
+
+
+class SingleAgentEnv(gymnasium.Env):
+    """The learner's seat of a Hanamikoji game; see the module docstring."""
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+
+    def __init__(
+        self,
+        opponent: Opponent = "random",
+        learner_seat: str | int = "random",
+        render_mode: str | None = None,
+        illegal_action: str = "terminate",
+        **env_kwargs: Any,
+    ) -> None:
+        if learner_seat not in ("random", 0, 1):
+            raise ValueError(f"learner_seat must be 'random', 0 or 1, got {learner_seat!r}")
+        if illegal_action not in ("terminate", "raise"):
+            raise ValueError(f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}")
+        self.env = raw_env(**env_kwargs)
+        self.learner_seat = learner_seat
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.opponent = opponent
+        self._act, self._reset_opponent = as_policy(opponent, round_limit=self.env.round_limit)
+        self.observation_space = spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self.learner = AGENTS[0]
+        self._done = True
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        seat = int(self.np_random.integers(2)) if self.learner_seat == "random" else int(self.learner_seat)
+        self.learner = AGENTS[seat]
+        self.env.reset(seed=int(self.np_random.integers(2**31)), options=options)
+        self._reset_opponent(int(self.np_random.integers(2**31)))
+        self._done = False
+        reward = self._opponent_moves()
+        assert reward == 0.0  # the learner always has a decision before the game can end
+        return self._observation(), self._info()
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
+        if self._done:
+            raise RuntimeError("step() after the episode ended: call reset()")
+        mask = self.action_masks()
+        a = int(action) if isinstance(action, (int, np.integer)) or np.ndim(action) == 0 else action
+        if not isinstance(a, int) or not 0 <= a < NUM_ACTIONS:
+            raise ValueError(f"action must be an int in [0, {NUM_ACTIONS}), got {action!r}")
+        if not mask[a]:
+            if self.illegal_action == "raise":
+                raise ValueError(f"illegal action {a}; legal: {np.flatnonzero(mask).tolist()}")
+            self._done = True
+            return self._observation(), -1.0, True, False, {**self._info(), "illegal_action": True}
+        self.env.step(a)
+        reward = float(self.env.rewards[self.learner]) + self._opponent_moves()
+        terminated = self._done = all(self.env.terminations.values())
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), reward, terminated, False, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions (bool), for ``MaskablePPO``."""
+        if self._done or self.env.agent_selection != self.learner or self.env.terminations[self.learner]:
+            return np.zeros(NUM_ACTIONS, dtype=bool)
+        return self.env.observe(self.learner)["action_mask"].astype(bool)
+
+    def render(self) -> str | None:
+        text = self.env.render_for(self.learner)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def _opponent_moves(self) -> float:
+        """Let the opponent play until it is the learner's turn or the game is over."""
+        reward = 0.0
+        env = self.env
+        while not all(env.terminations.values()) and env.agent_selection != self.learner:
+            agent = env.agent_selection
+            env.step(self._act(env.observe(agent)))
+            reward += float(env.rewards[self.learner])
+        self._done = all(env.terminations.values())
+        return reward
+
+    def _observation(self) -> np.ndarray:
+        return self.env.observe(self.learner)["observation"]
+
+    def _info(self) -> dict[str, Any]:
+        info = dict(self.env.infos.get(self.learner, {}))
+        info["action_mask"] = self.action_masks()
+        info["learner_seat"] = self.learner
+        return info
+
+
+def as_policy(
+    opponent: Opponent, round_limit: int | None = None
+) -> tuple[Callable[[dict], int], Callable[[int], None]]:
+    """``(act, reset)`` functions for any supported kind of opponent."""
+    if isinstance(opponent, str):
+        if opponent.startswith("sb3:"):
+            from hanamikoji_env.bots.sb3 import SB3Bot
+
+            opponent = SB3Bot(opponent[4:])
+        else:
+            from hanamikoji_env.tournament import parse_player
+
+            opponent = parse_player(opponent).make(seed=0, round_limit=round_limit)
+    if hasattr(opponent, "act"):
+        reset = getattr(opponent, "reset", None)
+        return opponent.act, (lambda seed: reset(seed=seed)) if reset else (lambda seed: None)
+    if hasattr(opponent, "predict"):  # a Stable-Baselines3 model
+        model = opponent
+        maskable = "action_masks" in inspect.signature(model.predict).parameters
+
+        def act(obs: dict) -> int:
+            kwargs = {"action_masks": obs["action_mask"].astype(bool)} if maskable else {}
+            action, _ = model.predict(obs["observation"], deterministic=True, **kwargs)
+            if not obs["action_mask"][int(action)]:
+                raise ValueError(f"the SB3 opponent chose illegal action {int(action)} (use MaskablePPO)")
+            return int(action)
+
+        return act, lambda seed: None
+    if callable(opponent):
+        return opponent, lambda seed: None
+    raise ValueError(
+        f"opponent must be a bot name or spec, a bot, a callable or an SB3 model, got {type(opponent).__name__}"
+    )

@@ -1,0 +1,59 @@
+"""Train a PPO self-play policy.
+
+    python -m training.train --config configs/quick.yaml [key=value ...]
+    python -m training.train --resume runs/quick
+
+Every hyperparameter lives in the YAML config (``training/config.py`` lists
+them with their defaults) and can be overridden as ``key=value`` (YAML
+syntax: ``num_envs=512 bot_shares="{heuristic: 0.1}"``).  The run folder
+(``runs_dir/run_name``) gets the resolved ``config.json``, TensorBoard logs in
+``tb/``, ``checkpoint.pt`` (everything, for ``--resume``) and ``policy.pt``
+(the policy, for ``ckpt:`` players and shipping).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from training.config import Config, load_config
+from training.ppo import CHECKPOINT, POLICY, train
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", type=Path, help="YAML config (default: the built-in defaults)")
+    parser.add_argument("--resume", type=Path, metavar="RUN_DIR", help="continue the run saved in RUN_DIR")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument("overrides", nargs="*", metavar="key=value", help="override config values")
+    args = parser.parse_args(argv)
+    try:
+        if args.resume is not None:
+            if args.config is not None or args.overrides:
+                raise ValueError("--resume continues a run with its saved config: no --config or overrides")
+            saved = args.resume / "config.json"
+            if not (args.resume / CHECKPOINT).is_file() or not saved.is_file():
+                raise ValueError(f"{args.resume} holds no {CHECKPOINT} and config.json to resume from")
+            cfg = Config.from_dict(json.loads(saved.read_text()), source=str(saved))
+            run_dir = args.resume
+        else:
+            cfg = load_config(args.config, args.overrides)
+            run_dir = Path(cfg.runs_dir) / cfg.run_name
+            if (run_dir / CHECKPOINT).exists():
+                raise ValueError(f"{run_dir} already holds a run: --resume {run_dir}, or set run_name=...")
+    except ValueError as e:
+        parser.error(str(e))
+    trainer = train(cfg, run_dir, resume=args.resume is not None, progress=not args.no_progress)
+    print(
+        f"trained {trainer.decisions:,} decisions in {trainer.update} updates ({trainer.games:,} games); "
+        f"greedy win rate vs random {trainer.last_eval.get('random', float('nan')):.3f}, "
+        f"vs heuristic {trainer.last_eval.get('heuristic', float('nan')):.3f} "
+        f"({cfg.eval_games} games each)\npolicy: {run_dir / POLICY}",
+        file=sys.stdout,
+    )
+
+
+if __name__ == "__main__":
+    main()
