@@ -153,3 +153,20 @@ def test_learning_beats_random() -> None:
         trainer.learn(trainer.collect())
     rate = trainer.evaluate("random", 400)
     assert wilson(rate * 400, 400)[0] > 0.60, rate
+
+
+def test_main_job_end_to_end(tmp_path, monkeypatch, capsys) -> None:
+    from pathlib import Path
+
+    from training.main_job import main as main_job
+
+    config = tmp_path / "tiny.yaml"
+    config.write_text(
+        "".join(f"{k}: {json.dumps(v)}\n" for k, v in {**TINY, "total_decisions": 2000}.items())
+    )
+    monkeypatch.chdir(tmp_path)
+    main_job(["--config", str(config), "--games", "2"])
+    out = capsys.readouterr().out
+    assert "Bradley-Terry ratings" in out and "ckpt:runs/tiny/" in out
+    (run,) = Path("runs/tiny").iterdir()
+    assert (run / "policy.pt").is_file() and (run / "eval" / "results.json").is_file()

@@ -90,9 +90,9 @@ class Trainer:
     @torch.no_grad()
     def _sample(self, model: PolicyNet, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, ...]:
         logits, value = model(torch.as_tensor(obs), torch.as_tensor(mask))
-        dist = torch.distributions.Categorical(logits=logits)
-        action = torch.multinomial(dist.probs, 1, generator=self.gen).squeeze(1)
-        return action.numpy(), dist.log_prob(action).numpy(), value.numpy()
+        logp_all = torch.log_softmax(logits, -1)
+        action = torch.multinomial(logp_all.exp(), 1, generator=self.gen)
+        return action.squeeze(1).numpy(), logp_all.gather(1, action).squeeze(1).numpy(), value.numpy()
 
     def _opponent_actions(self, rows: np.ndarray, actions: np.ndarray) -> None:
         """Fill ``actions[rows]`` for rows where a snapshot or a bot is to play."""
@@ -193,8 +193,8 @@ class Trainer:
             for start in range(0, size - batch + 1, batch):
                 mb = {k: v[order[start : start + batch]] for k, v in data.items()}
                 logits, value = self.model(mb["obs"], mb["mask"])
-                dist = torch.distributions.Categorical(logits=logits)
-                logp = dist.log_prob(mb["action"])
+                logp_all = torch.log_softmax(logits, -1)  # illegal actions: about -1e9, probability 0
+                logp = logp_all.gather(1, mb["action"][:, None]).squeeze(1)
                 ratio = (logp - mb["logp"]).exp()
                 adv = mb["advantage"]
                 adv = (adv - adv.mean()) / (adv.std() + 1e-8)
@@ -208,8 +208,7 @@ class Trainer:
                     )
                 else:
                     v_loss = 0.5 * ((value - mb["return"]) ** 2).mean()
-                probs = dist.probs
-                entropy = -(probs * torch.log(probs.clamp_min(1e-12))).sum(-1).mean()
+                entropy = -(logp_all.exp() * logp_all).sum(-1).mean()
                 loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
                 self.optimizer.zero_grad()
                 loss.backward()

@@ -1,0 +1,52 @@
+"""The main job: a short PPO self-play run, then a tournament against the baseline bots.
+
+    python -m training.main_job [--games 100] [--seed 0]
+
+Trains ``configs/quick.yaml`` into a new folder ``runs/quick/<date-time>`` and
+plays the result, the shipped ``checkpoints/ppo_selfplay.pt`` (when present)
+and the random, heuristic and search bots against each other (``--games``
+mirrored games per pair), printing the table and writing it to ``eval/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from hanamikoji_env.tournament import format_table, parse_player, run_tournament, write_outputs
+from training.config import load_config
+from training.ppo import POLICY, train
+
+SHIPPED = Path("checkpoints/ppo_selfplay.pt")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=100, help="mirrored games per pair in the tournament")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--config", type=Path, default=Path("configs/quick.yaml"))
+    args = parser.parse_args(argv)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    cfg = load_config(
+        args.config, [f"run_name={stamp}", f"seed={args.seed}", f"runs_dir=runs/{args.config.stem}"]
+    )
+    run_dir = Path(cfg.runs_dir) / cfg.run_name
+    start = time.perf_counter()
+    train(cfg, run_dir)
+    print(
+        f"trained {cfg.total_decisions:,} decisions in {time.perf_counter() - start:.0f} s -> {run_dir / POLICY}"
+    )
+    specs = ["random", "heuristic", "search", f"ckpt:{run_dir / POLICY}"]
+    if SHIPPED.is_file():
+        specs.append(f"ckpt:{SHIPPED}")
+    else:
+        print(f"({SHIPPED} not found: evaluating the new policy only)")
+    results = run_tournament([parse_player(s) for s in specs], args.games, seed=args.seed)
+    print(format_table(results))
+    write_outputs(results, run_dir / "eval")
+    print(f"\nresults in {run_dir / 'eval'}; total {time.perf_counter() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
