@@ -82,9 +82,12 @@ class SingleAgentEnv(gymnasium.Env):
         if self._done:
             raise RuntimeError("step() after the episode ended: call reset()")
         mask = self.action_masks()
-        a = int(action) if isinstance(action, (int, np.integer)) or np.ndim(action) == 0 else action
-        if not isinstance(a, int) or not 0 <= a < NUM_ACTIONS:
+        integral = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
+        if isinstance(action, np.ndarray) and action.shape in ((), (1,)) and action.dtype.kind in "iu":
+            action, integral = action.reshape(()).item(), True
+        if not integral or not 0 <= int(action) < NUM_ACTIONS:
             raise ValueError(f"action must be an int in [0, {NUM_ACTIONS}), got {action!r}")
+        a = int(action)
         if not mask[a]:
             if self.illegal_action == "raise":
                 raise ValueError(f"illegal action {a}; legal: {np.flatnonzero(mask).tolist()}")

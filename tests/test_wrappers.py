@@ -114,8 +114,10 @@ def test_illegal_and_bad_actions() -> None:
     strict.reset(seed=0)
     with pytest.raises(ValueError, match="illegal action"):
         strict.step(int(np.flatnonzero(~strict.action_masks())[0]))
-    with pytest.raises(ValueError, match="action must be an int"):
-        strict.step(99)
+    for bad in (99, 1.0, True, np.array([1, 2])):
+        with pytest.raises(ValueError, match="action must be an int"):
+            strict.step(bad)
+    strict.step(np.array(int(np.flatnonzero(strict.action_masks())[0])))  # 0-d integer arrays are fine
     with pytest.raises(ValueError, match="learner_seat"):
         SingleAgentEnv("random", learner_seat=2)
 
