@@ -161,8 +161,12 @@ def run_tournament(
     workers: int | None = None,
     round_limit: int | None = None,
     progress: bool = True,
+    first_only: bool = False,
 ) -> dict[str, Any]:
-    """Play every pair ``games`` games (``games / 2`` deals, both seatings) and summarise."""
+    """Play every pair ``games`` games (``games / 2`` deals, both seatings) and summarise.
+
+    ``first_only`` plays only the pairs that include the first player (one
+    candidate against a field of opponents)."""
     if games < 2 or games % 2:
         raise ValueError(f"games must be a positive even number (each deal is played twice), got {games}")
     if len(players) < 2:
@@ -170,7 +174,7 @@ def run_tournament(
     names = [p.spec for p in players]
     if len(set(names)) != len(names):
         raise ValueError(f"players must be distinct, got {names}")
-    pairs = list(combinations(range(len(players)), 2))
+    pairs = [(i, j) for i, j in combinations(range(len(players)), 2) if i == 0 or not first_only]
     deals = games // 2
     workers = workers or os.cpu_count() or 1
     # about 8 tasks per worker, at most 25 deals each, so the progress bar moves
@@ -353,6 +357,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     p.add_argument("--round-limit", type=int, default=None, help="play at most this many rounds per game")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.add_argument(
+        "--first-only", action="store_true", help="play only the pairs that include the first player"
+    )
     return p
 
 
@@ -368,7 +375,13 @@ def main(argv: list[str] | None = None) -> None:
         if args.round_limit is not None and args.round_limit < 1:
             raise ValueError(f"--round-limit must be >= 1, got {args.round_limit}")
         results = run_tournament(
-            players, args.games, args.seed, args.workers, args.round_limit, progress=not args.no_progress
+            players,
+            args.games,
+            args.seed,
+            args.workers,
+            args.round_limit,
+            not args.no_progress,
+            args.first_only,
         )
     except ImportError as e:
         parser.error(f"{e}: the tournament needs the eval extra, pip install 'hanamikoji-env[eval]'")

@@ -152,3 +152,13 @@ def test_cli_errors_before_any_game(capsys) -> None:
     assert e.value.code == 2 and "unknown player 'nobody'" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["--players", "random", "heuristic", "--games", "7"])
+
+
+def test_first_only_plays_the_first_player_against_the_field() -> None:
+    players = [parse_player(p) for p in ("heuristic", "random", "search:samples=8")]
+    results = run_tournament(players, 4, seed=1, workers=1, progress=False, first_only=True)
+    assert [(r["a"], r["b"]) for r in results["pairs"]] == [
+        ("heuristic", "random"),
+        ("heuristic", "search:samples=8"),
+    ]
+    assert results["win_rate_matrix"][1][2] is None and set(results["elo"]) == {p.spec for p in players}
