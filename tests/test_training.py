@@ -44,6 +44,7 @@ def test_config_from_yaml_with_overrides(tmp_path) -> None:
         ("", ["num_envs"], "key=value"),
         ("", ["anneal_lr=maybe"], "anneal_lr must be bool"),
         ("", ["run_name=a/b"], "plain folder name"),
+        ("", ["init_from=/no/such.pt"], "init_from: /no/such.pt does not exist"),
     ],
 )
 def test_config_errors(tmp_path, text, overrides, message) -> None:
@@ -170,3 +171,18 @@ def test_main_job_end_to_end(tmp_path, monkeypatch, capsys) -> None:
     assert "Bradley-Terry ratings" in out and "ckpt:runs/tiny/" in out
     (run,) = Path("runs/tiny").iterdir()
     assert (run / "policy.pt").is_file() and (run / "eval" / "results.json").is_file()
+
+
+def test_init_from_a_policy_checkpoint(tmp_path) -> None:
+    cfg = Config.from_dict({**TINY, "runs_dir": str(tmp_path)})
+    first = train(cfg, tmp_path / "first", progress=False, stop_after=1)
+    warm = Trainer(Config.from_dict({**TINY, "init_from": str(tmp_path / "first" / POLICY)}), tmp_path / "w")
+    for (name, x), (_, y) in zip(
+        first.model.state_dict().items(), warm.model.state_dict().items(), strict=True
+    ):
+        assert torch.equal(x, y), name
+    with pytest.raises(ValueError, match="has network"):
+        Trainer(
+            Config.from_dict({**TINY, "hidden": 16, "init_from": str(tmp_path / "first" / POLICY)}),
+            tmp_path / "x",
+        )

@@ -48,6 +48,9 @@ class Config:
     # network
     hidden: int = 256
     layers: int = 2
+    init_from: str | None = None
+    """A policy checkpoint (e.g. checkpoints/ppo_selfplay.pt) to start from: its weights and
+    optimizer state; its network shape must match hidden/layers."""
     # opponents (shares of new games; the rest is pure self-play, both seats learning)
     pool_share: float = 0.3
     """Games against a past snapshot of the policy."""
@@ -91,6 +94,8 @@ class Config:
             raise ValueError("pool_share and bot_shares must be >= 0 and add up to at most 1")
         if (self.num_envs * self.rollout_steps) % self.num_minibatches:
             raise ValueError("num_envs * rollout_steps must be divisible by num_minibatches")
+        if self.init_from is not None and not Path(self.init_from).is_file():
+            raise ValueError(f"init_from: {self.init_from} does not exist")
         if not self.run_name or "/" in self.run_name:
             raise ValueError(f"run_name must be a plain folder name, got {self.run_name!r}")
         return self

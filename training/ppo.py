@@ -60,6 +60,15 @@ class Trainer:
         torch.manual_seed(cfg.seed)  # network initialisation only
         self.model = PolicyNet(cfg.hidden, cfg.layers)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
+        if cfg.init_from is not None:
+            start = load_checkpoint(cfg.init_from)
+            if start["model_config"] != self.model.config:
+                raise ValueError(
+                    f"init_from {cfg.init_from} has network {start['model_config']}, config asks {self.model.config}"
+                )
+            self.model.load_state_dict(start["state_dict"])
+            if "optimizer" in start:
+                self.optimizer.load_state_dict(start["optimizer"])
         self.gen = torch.Generator().manual_seed(cfg.seed + 1)  # action sampling
         self.rng = np.random.default_rng(cfg.seed + 2)  # opponents, seats, minibatches, bot seeds
         self.engine = VectorHanamikoji(cfg.num_envs, seed=cfg.seed + 3, round_limit=cfg.round_limit)
