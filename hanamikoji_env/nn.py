@@ -81,6 +81,7 @@ def save_checkpoint(path: str | Path, model: PolicyNet, **extra: Any) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             torch.save(payload, f)
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; a checkpoint is an ordinary file
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

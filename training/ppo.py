@@ -345,7 +345,7 @@ def train(
         stats["decisions_per_second"] = (trainer.decisions - before) / elapsed
         for key, value in stats.items():
             writer.add_scalar(f"train/{key}", value, trainer.decisions)
-        finished = trainer.decisions >= cfg.total_decisions
+        finished = trainer.decisions >= cfg.total_decisions or updates_done == stop_after
         if (cfg.eval_every and trainer.update % cfg.eval_every == 0) or finished:
             for bot in ("random", "heuristic"):
                 trainer.last_eval[bot] = trainer.evaluate(bot, cfg.eval_games)

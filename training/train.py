@@ -27,6 +27,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--config", type=Path, help="YAML config (default: the built-in defaults)")
     parser.add_argument("--resume", type=Path, metavar="RUN_DIR", help="continue the run saved in RUN_DIR")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument("--stop-after", type=int, metavar="N", help="stop after N more updates (resumable)")
     parser.add_argument("overrides", nargs="*", metavar="key=value", help="override config values")
     args = parser.parse_args(argv)
     try:
@@ -45,7 +46,15 @@ def main(argv: list[str] | None = None) -> None:
                 raise ValueError(f"{run_dir} already holds a run: --resume {run_dir}, or set run_name=...")
     except ValueError as e:
         parser.error(str(e))
-    trainer = train(cfg, run_dir, resume=args.resume is not None, progress=not args.no_progress)
+    if args.stop_after is not None and args.stop_after < 1:
+        parser.error(f"--stop-after must be >= 1, got {args.stop_after}")
+    trainer = train(
+        cfg,
+        run_dir,
+        resume=args.resume is not None,
+        progress=not args.no_progress,
+        stop_after=args.stop_after,
+    )
     print(
         f"trained {trainer.decisions:,} decisions in {trainer.update} updates ({trainer.games:,} games); "
         f"greedy win rate vs random {trainer.last_eval.get('random', float('nan')):.3f}, "
