@@ -186,3 +186,18 @@ def test_init_from_a_policy_checkpoint(tmp_path) -> None:
             Config.from_dict({**TINY, "hidden": 16, "init_from": str(tmp_path / "first" / POLICY)}),
             tmp_path / "x",
         )
+
+
+def test_opponent_schedule_draws_the_configured_shares() -> None:
+    from training.selfplay import SELF, OpponentSchedule
+
+    sched = OpponentSchedule(0.3, {"heuristic": 0.1, "random": 0.05, "search": 0.0})
+    assert sched.bots == ["heuristic", "random"]
+    codes = sched.draw(np.random.default_rng(0), 100_000, pool_len=5)
+    assert np.mean((codes >= 0) & (codes < 5)) == pytest.approx(0.3, abs=0.01)
+    assert np.mean(codes == sched.bot_code("heuristic")) == pytest.approx(0.1, abs=0.01)
+    assert np.mean(codes == sched.bot_code("random")) == pytest.approx(0.05, abs=0.01)
+    assert np.mean(codes == SELF) == pytest.approx(0.55, abs=0.01)
+    # before the first snapshot, pool games are self-play
+    empty = sched.draw(np.random.default_rng(0), 100_000, pool_len=0)
+    assert np.mean(empty == SELF) == pytest.approx(0.85, abs=0.01) and not (empty >= 0).any()

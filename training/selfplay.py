@@ -19,7 +19,6 @@ own past and the fixed baselines instead of chasing its own tail.
 from __future__ import annotations
 
 import copy
-from typing import Any
 
 import numpy as np
 import torch
@@ -79,6 +78,3 @@ class OpponentSchedule:
         for k, _ in enumerate(self.bots):
             codes[which == k + 1] = -2 - k
         return codes
-
-    def describe(self) -> dict[str, Any]:
-        return {"bots": self.bots, "cumulative": self.cumulative.tolist()}
