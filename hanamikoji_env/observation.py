@@ -79,6 +79,7 @@ from hanamikoji_env.rules import (
     Counts,
     Phase,
     State,
+    count_cards,
 )
 
 MAX_ROUND = 255
@@ -188,13 +189,6 @@ _PUBLIC_OFFER = (Phase.SPLIT, Phase.GIFT_ANSWER, Phase.COMP_ANSWER)
 _ACTING = (Phase.TOKEN, Phase.SELECT, Phase.SPLIT, Phase.GIFT_ANSWER, Phase.COMP_ANSWER)
 
 
-def _counts(cards: tuple[int, ...]) -> Counts:
-    c = [0] * NUM_GEISHAS
-    for g in cards:
-        c[g] += 1
-    return tuple(c)  # type: ignore[return-value]
-
-
 def encode(state: State, seat: int) -> np.ndarray:
     """The observation vector of ``seat`` (0 or 1): exactly what it may know."""
     opp = 1 - seat
@@ -205,13 +199,13 @@ def encode(state: State, seat: int) -> np.ndarray:
     tradeoff = state.tradeoffs[seat]
     if phase == Phase.SELECT:
         token = _ONE4[state.token] if my_turn else _NO4
-        selection = _counts(state.selection) if my_turn else EMPTY
+        selection = count_cards(state.selection) if my_turn else EMPTY
     else:
         token = _ONE4[state.token] if state.token >= 0 else _NO4
         selection = EMPTY
-    offer = _counts(state.offer) if state.offer else EMPTY
+    offer = count_cards(state.offer) if state.offer else EMPTY
     if phase == Phase.COMP_ANSWER:
-        set_a, set_b = _counts(state.offer[:2]), _counts(state.offer[2:])
+        set_a, set_b = count_cards(state.offer[:2]), count_cards(state.offer[2:])
     else:
         set_a = set_b = EMPTY
     p_me, p_opp = state.placed[seat], state.placed[opp]
@@ -255,7 +249,7 @@ def encode_state(state: State) -> np.ndarray:
     pile += (0,) * (7 * DRAW_PILE_SIZE - len(pile))
     set_a = set_b = EMPTY
     if state.phase == Phase.COMP_ANSWER:
-        set_a, set_b = _counts(state.offer[:2]), _counts(state.offer[2:])
+        set_a, set_b = count_cards(state.offer[:2]), count_cards(state.offer[2:])
     vec = (
         _PHASES[state.phase]
         + ((1, 0) if state.to_move == 0 else (0, 1))
@@ -265,8 +259,8 @@ def encode_state(state: State) -> np.ndarray:
         + state.tradeoffs[0]
         + state.tradeoffs[1]
         + (_ONE4[state.token] if state.token >= 0 else _NO4)
-        + _counts(state.selection)
-        + _counts(state.offer)
+        + count_cards(state.selection)
+        + count_cards(state.offer)
         + set_a
         + set_b
         + state.placed[0]

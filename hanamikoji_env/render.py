@@ -8,7 +8,7 @@ selection in progress) and nothing of the opponent's.
 from __future__ import annotations
 
 from hanamikoji_env.actions import TOKEN_NAMES
-from hanamikoji_env.rules import CENTRE, NUM_GEISHAS, VALUES, Phase, State
+from hanamikoji_env.rules import CENTRE, NUM_GEISHAS, VALUES, Phase, State, cards_of
 
 _PHASE_TEXT = {
     Phase.TOKEN: "chooses an action token",
@@ -21,10 +21,6 @@ _PHASE_TEXT = {
 
 def _cards(geishas: tuple[int, ...] | list[int]) -> str:
     return "[" + " ".join(f"G{g}" for g in geishas) + "]" if geishas else "[]"
-
-
-def _from_counts(counts: tuple[int, ...]) -> list[int]:
-    return [g for g in range(NUM_GEISHAS) for _ in range(counts[g])]
 
 
 def _row(label: str, cells: list[str]) -> str:
@@ -78,10 +74,10 @@ def render_text(
         )
     if seat is not None:
         lines.append(f"-- private to {names[seat]} --")
-        lines.append(f"hand: {_cards(_from_counts(state.hands[seat]))}")
+        lines.append(f"hand: {_cards(cards_of(state.hands[seat]))}")
         secret = state.secrets[seat]
         lines.append(f"secret: {_cards([secret] if secret >= 0 else [])}")
-        lines.append(f"trade-off: {_cards(_from_counts(state.tradeoffs[seat]))}")
+        lines.append(f"trade-off: {_cards(cards_of(state.tradeoffs[seat]))}")
         if phase == Phase.SELECT and state.current == seat:
             lines.append(f"selected for {TOKEN_NAMES[state.token]}: {_cards(state.selection)}")
     return "\n".join(lines)

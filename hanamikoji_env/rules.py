@@ -216,7 +216,7 @@ def next_round(state: State, deck: Sequence[int]) -> State:
         round=state.round + 1,
         starter=starter,
         turn=0,
-        hands=(_counts(deck[1:7]), _counts(deck[7:13])),
+        hands=(count_cards(deck[1:7]), count_cards(deck[7:13])),
         secrets=(-1, -1),
         tradeoffs=(EMPTY, EMPTY),
         placed=(EMPTY, EMPTY),
@@ -230,11 +230,17 @@ def next_round(state: State, deck: Sequence[int]) -> State:
     return _start_turn(dealt, starter)
 
 
-def _counts(cards: Sequence[int]) -> Counts:
+def count_cards(cards: Sequence[int]) -> Counts:
+    """Cards per geisha of a list of geisha ids."""
     c = [0] * NUM_GEISHAS
     for g in cards:
         c[g] += 1
     return tuple(c)  # type: ignore[return-value]
+
+
+def cards_of(counts: Sequence[int]) -> tuple[int, ...]:
+    """The sorted geisha ids of a 7-vector of counts (the inverse of :func:`count_cards`)."""
+    return tuple(g for g in range(NUM_GEISHAS) for _ in range(counts[g]))
 
 
 def _add(counts: Counts, cards: Sequence[int], sign: int = 1) -> Counts:

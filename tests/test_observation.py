@@ -68,7 +68,7 @@ def test_decode_matches_the_engine_and_vectors_stay_in_bounds() -> None:
                     assert info.cards_needed == TOKEN_SIZES[state.token] - len(state.selection)
                 # unseen = opponent's hand + Secret + Trade-off + removed card + draw pile
                 hidden = np.array(state.hands[opp]) + np.array(state.tradeoffs[opp])
-                hidden += rules._counts(
+                hidden += rules.count_cards(
                     [
                         *state.draw_pile,
                         state.removed,

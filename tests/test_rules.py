@@ -51,8 +51,8 @@ def test_deal_removes_one_card_deals_six_each_and_leaves_eight() -> None:
     s = rules.new_game(DECK_1)
     assert s.removed == DECK_1[0]
     # player_0 starts and has already drawn the top card of the 8-card pile
-    assert s.hands[0] == rules._add(rules._counts(DECK_1[1:7]), [DECK_1[13]])
-    assert s.hands[1] == rules._counts(DECK_1[7:13])
+    assert s.hands[0] == rules._add(rules.count_cards(DECK_1[1:7]), [DECK_1[13]])
+    assert s.hands[1] == rules.count_cards(DECK_1[7:13])
     assert sum(s.hands[0]) == 7 and sum(s.hands[1]) == 6
     assert s.draw_pile == tuple(DECK_1[14:]) and len(s.draw_pile) == 7
     assert s.markers == (CENTRE,) * 7
@@ -67,7 +67,7 @@ def test_removed_card_is_never_in_play() -> None:
     for a in round_1_script()[:-1]:
         g = e.game
         everywhere = np.array(g.hands).sum(0) + np.array(g.placed).sum(0) + np.array(g.tradeoffs).sum(0)
-        everywhere += rules._counts([*g.draw_pile, *g.offer, *(c for c in g.secrets if c >= 0)])
+        everywhere += rules.count_cards([*g.draw_pile, *g.offer, *(c for c in g.secrets if c >= 0)])
         assert list(everywhere) == in_play
         e.step(a)
 
@@ -76,12 +76,12 @@ def test_draw_happens_before_acting_each_turn() -> None:
     e = raw_env()
     e.reset(options={"decks": [DECK_1]})
     pile = DECK_1[13:]
-    assert hand(e, "player_0") == rules._counts([*DECK_1[1:7], pile[0]])
+    assert hand(e, "player_0") == rules.count_cards([*DECK_1[1:7], pile[0]])
     for a in secret(6):
         e.step(a)
     # player_1's turn starts with its draw: the second card of the pile
     assert e.agent_selection == "player_1"
-    assert hand(e, "player_1") == rules._counts([*DECK_1[7:13], pile[1]])
+    assert hand(e, "player_1") == rules.count_cards([*DECK_1[7:13], pile[1]])
     # and the drawn card can be used in the same turn (Trade-off of the drawn 6)
     e.step(TRADEOFF)
     e.step(4 + 3)
@@ -164,8 +164,8 @@ def test_new_round_markers_persist_other_player_starts_fresh_deal() -> None:
     assert g.placed == (rules.EMPTY, rules.EMPTY) and g.tradeoffs == (rules.EMPTY, rules.EMPTY)
     assert g.secrets == (-1, -1) and g.spent == ((False,) * 4, (False,) * 4)
     assert g.removed == DECK_2[0]
-    assert g.hands[0] == rules._counts(DECK_2[1:7])
-    assert g.hands[1] == rules._counts([*DECK_2[7:13], DECK_2[13]])
+    assert g.hands[0] == rules.count_cards(DECK_2[1:7])
+    assert g.hands[1] == rules.count_cards([*DECK_2[7:13], DECK_2[13]])
     info = decode(e.observe("player_1")["observation"])
     assert info.markers == (1, 0, 0, 1, 0, 1, CENTRE)  # seen from player_1: 0 = mine
     assert info.round == 2 and info.i_started
@@ -248,7 +248,7 @@ def test_starting_player_alternates_and_every_round_is_reshuffled() -> None:
                 assert state.starter == 1 - prev.starter == (state.round - 1) % 2
                 assert state.to_move == state.starter
                 assert state.markers == prev.markers
-                assert state.hands[1 - state.starter] == rules._counts(
+                assert state.hands[1 - state.starter] == rules.count_cards(
                     deck[7:13] if state.starter == 0 else deck[1:7]
                 )
                 assert rules.card_totals(state) == rules.VALUES

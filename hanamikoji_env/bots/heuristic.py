@@ -37,7 +37,7 @@ from hanamikoji_env.actions import (
 )
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.observation import InfoSet, decode
-from hanamikoji_env.rules import VALUES, Phase
+from hanamikoji_env.rules import VALUES, Phase, cards_of
 
 _V = np.array(VALUES, dtype=np.float64)
 WEIGHTS = _V + 1.5
@@ -120,13 +120,13 @@ class HeuristicBot(Bot):
         if phase == Phase.TOKEN:
             return self.plan(pos, [t for t in range(4) if mask[t]])[0]
         if phase == Phase.SELECT:
-            plan = self.plan(pos, [info.token], prefix=_as_cards(info.selection))
+            plan = self.plan(pos, [info.token], prefix=cards_of(info.selection))
             return CARD_BASE + plan[1][sum(info.selection)]
         if phase == Phase.SPLIT:
-            return self._split(pos, _as_cards(info.offer), mask)
+            return self._split(pos, cards_of(info.offer), mask)
         my_live = [t for t in range(4) if not info.spent_me[t]]
         if phase == Phase.GIFT_ANSWER:
-            offer = _as_cards(info.offer)
+            offer = cards_of(info.offer)
             choices = sorted(set(offer))
             to_me = np.array([_counts([g]) for g in choices])
             to_opp = np.array([_counts(offer) - _counts([g]) for g in choices])
@@ -208,10 +208,6 @@ class HeuristicBot(Bot):
         """First index of the maximum (ties within 1e-9 broken by the bot's generator)."""
         top = np.flatnonzero(scores >= scores.max() - 1e-9)
         return int(top[0]) if len(top) == 1 else int(top[self.rng.integers(len(top))])
-
-
-def _as_cards(counts: tuple[int, ...]) -> tuple[int, ...]:
-    return tuple(g for g in range(7) for _ in range(counts[g]))
 
 
 def _group_min(values: np.ndarray, groups: np.ndarray, n: int) -> np.ndarray:

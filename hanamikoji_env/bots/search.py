@@ -28,9 +28,9 @@ import numpy as np
 
 from hanamikoji_env.actions import CARD_BASE, COMPETITION, GIFT, SECRET, TRADEOFF
 from hanamikoji_env.bots.base import Bot
-from hanamikoji_env.bots.heuristic import HeuristicBot, Position, _as_cards, _counts
+from hanamikoji_env.bots.heuristic import HeuristicBot, Position
 from hanamikoji_env.observation import InfoSet, decode
-from hanamikoji_env.rules import EMPTY, Phase, State
+from hanamikoji_env.rules import Phase, State, cards_of, count_cards
 from hanamikoji_env.vector import ROLLOUT_STEPS, apply_sequences, rollout, row_outcomes, rows_from_states
 
 PRIOR = 0.02
@@ -65,7 +65,7 @@ class SearchBot(Bot):
         info = decode(vector)
         turn = (info.round, sum(info.spent_me) + sum(info.spent_opp))
         if info.phase == Phase.SELECT:
-            chosen = _as_cards(info.selection)
+            chosen = cards_of(info.selection)
             plan = self._plan
             if plan is None or plan[0] != (*turn, info.token) or plan[1][: len(chosen)] != chosen:
                 # no plan for this very turn (e.g. handed a position mid-turn): plan from here
@@ -127,7 +127,7 @@ class SearchBot(Bot):
 
     def _determinize(self, info: InfoSet) -> State:
         """A full state consistent with ``info``; this bot is seat 0, the opponent seat 1."""
-        pool = np.array(_as_cards(info.unseen), dtype=np.int64)
+        pool = np.array(cards_of(info.unseen), dtype=np.int64)
         self.rng.shuffle(pool)
         opp_secret = info.spent_opp[SECRET]
         opp_trade = info.spent_opp[TRADEOFF]
@@ -142,9 +142,9 @@ class SearchBot(Bot):
         token = {Phase.SELECT: info.token, Phase.SPLIT: COMPETITION, Phase.GIFT_ANSWER: GIFT}.get(phase, -1)
         if phase == Phase.COMP_ANSWER:
             token = COMPETITION
-            offer = _as_cards(info.set_a) + _as_cards(info.set_b)
+            offer = cards_of(info.set_a) + cards_of(info.set_b)
         else:
-            offer = _as_cards(info.offer)
+            offer = cards_of(info.offer)
         return State(
             round=info.round,
             starter=0 if info.i_started else 1,
@@ -152,14 +152,14 @@ class SearchBot(Bot):
             current=0 if my_turn else 1,
             to_move=0,
             phase=phase,
-            hands=(info.hand, tuple(int(x) for x in _counts(tuple(hand)))),  # type: ignore[arg-type]
+            hands=(info.hand, count_cards(hand.tolist())),
             secrets=(info.secret, int(secret[0]) if opp_secret else -1),
-            tradeoffs=(info.tradeoff, tuple(int(x) for x in _counts(tuple(trade))) if opp_trade else EMPTY),  # type: ignore[arg-type]
+            tradeoffs=(info.tradeoff, count_cards(trade.tolist())),
             placed=(info.placed_me, info.placed_opp),
             markers=info.markers,
             spent=(info.spent_me, info.spent_opp),
             token=token,
-            selection=_as_cards(info.selection) if phase == Phase.SELECT else (),
+            selection=cards_of(info.selection) if phase == Phase.SELECT else (),
             offer=offer,
             draw_pile=tuple(int(g) for g in pile),
             removed=int(removed[0]),
