@@ -128,3 +128,17 @@ def test_policy_bot_batch_matches_single(ckpt) -> None:
     batch = bot.act_batch(obs, mask)
     single = [bot.act({"observation": o, "action_mask": m}) for o, m in zip(obs, mask, strict=True)]
     assert batch.tolist() == single and mask[np.arange(32), batch].all()
+
+
+def test_the_shipped_checkpoint_loads_and_beats_random() -> None:
+    """checkpoints/ppo_selfplay.pt matches this env version and observation layout, and plays well."""
+    from hanamikoji_env.tournament import parse_player, run_tournament
+
+    results = run_tournament(
+        [parse_player("ckpt:checkpoints/ppo_selfplay.pt"), parse_player("random")],
+        100,
+        seed=5,
+        workers=2,
+        progress=False,
+    )
+    assert results["pairs"][0]["ci95"][0] > 0.8, results["pairs"][0]

@@ -57,6 +57,8 @@ def test_config_errors(tmp_path, text, overrides, message) -> None:
 def test_shipped_configs_load() -> None:
     for name in ("quick", "ppo_selfplay"):
         assert load_config(f"configs/{name}.yaml").run_name == name
+    stage2 = load_config("configs/ppo_selfplay_stage2.yaml", ["init_from=checkpoints/ppo_selfplay.pt"])
+    assert stage2.bot_shares == {"heuristic": 0.25, "random": 0.05}
 
 
 def test_gae_per_seat_trajectories() -> None:
