@@ -86,7 +86,6 @@ AGENTS = ("player_0", "player_1")
 _NEEDS_RESET = frozenset(
     {"agents", "rewards", "terminations", "truncations", "infos", "agent_selection", "_cumulative_rewards"}
 )
-_ACTING = (Phase.TOKEN, Phase.SELECT, Phase.SPLIT, Phase.GIFT_ANSWER, Phase.COMP_ANSWER)
 
 
 def env(**kwargs: Any) -> raw_env:

@@ -51,6 +51,11 @@ class Bot(ABC):
     @abstractmethod
     def _act(self, vector: np.ndarray, mask: np.ndarray) -> int: ...
 
+    def _argmax(self, scores: np.ndarray, tol: float = 1e-9) -> int:
+        """Index of the maximum; scores within ``tol`` of it tie, broken by the bot's generator."""
+        top = np.flatnonzero(scores >= scores.max() - tol)
+        return int(top[0]) if len(top) == 1 else int(top[self.rng.integers(len(top))])
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(seed={self._seed})"
 

@@ -204,11 +204,6 @@ class HeuristicBot(Bot):
                 best, best_score = k, score
         return SPLIT_BASE + best
 
-    def _argmax(self, scores: np.ndarray) -> int:
-        """First index of the maximum (ties within 1e-9 broken by the bot's generator)."""
-        top = np.flatnonzero(scores >= scores.max() - 1e-9)
-        return int(top[0]) if len(top) == 1 else int(top[self.rng.integers(len(top))])
-
 
 def _group_min(values: np.ndarray, groups: np.ndarray, n: int) -> np.ndarray:
     out = np.full(n, np.inf)

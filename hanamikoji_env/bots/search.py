@@ -80,7 +80,7 @@ class SearchBot(Bot):
             return token
         # split or answer: every legal action is a candidate
         values = self._evaluate(info, [[int(a)] for a in legal])
-        return int(legal[self._argmax(values)])
+        return int(legal[self._argmax(values, tol=1e-12)])
 
     def _search_plans(
         self, info: InfoSet, tokens: list[int], prefix: tuple[int, ...] = ()
@@ -101,7 +101,7 @@ class SearchBot(Bot):
             for _, token, cards in top
         ]
         values = self._evaluate(info, sequences) + PRIOR * np.array([v for v, _, _ in top])
-        _, token, cards = top[self._argmax(values)]
+        _, token, cards = top[self._argmax(values, tol=1e-12)]
         return token, cards
 
     def _evaluate(self, info: InfoSet, sequences: list[list[int]]) -> np.ndarray:
@@ -167,7 +167,3 @@ class SearchBot(Bot):
             round_limit=self.round_limit,
             last_round=None,
         )
-
-    def _argmax(self, values: np.ndarray) -> int:
-        top = np.flatnonzero(values >= values.max() - 1e-12)
-        return int(top[0]) if len(top) == 1 else int(top[self.rng.integers(len(top))])
