@@ -37,7 +37,10 @@ def test_config_from_yaml_with_overrides(tmp_path) -> None:
         ("num_envs: eight\n", [], "num_envs must be int"),
         ("num_envs: 0\n", [], "num_envs must be >= 1"),
         ("gamma: 1.5\n", [], "gamma must be in"),
-        ("bot_shares: {alphazero: 0.1}\n", [], "unknown bots"),
+        ("bot_shares: {alphazero: 0.1}\n", [], "bot_shares: bad bot 'alphazero'"),
+        ("bot_shares: {'search:samples=0': 0.1}\n", [], "samples of search must be >= 1"),
+        ("bot_shares: {'ckpt:checkpoints/ppo_selfplay.pt': 0.1}\n", [], "checkpoints are not supported"),
+        ("eval_bots: [random, minimax]\n", [], "eval_bots: bad bot 'minimax'"),
         ("pool_share: 0.8\nbot_shares: {random: 0.3}\n", [], "add up to at most 1"),
         ("- a list\n", [], "mapping"),
         ("a: [unclosed\n", [], "not valid YAML"),
@@ -59,6 +62,8 @@ def test_shipped_configs_load() -> None:
         assert load_config(f"configs/{name}.yaml").run_name == name
     stage2 = load_config("configs/ppo_selfplay_stage2.yaml", ["init_from=checkpoints/ppo_selfplay.pt"])
     assert stage2.bot_shares == {"heuristic": 0.25, "random": 0.05}
+    cfg = load_config("configs/quick.yaml", ["bot_shares={'search:samples=50': 0.1}", "eval_bots=[search]"])
+    assert cfg.bot_shares == {"search:samples=50": 0.1} and cfg.eval_bots == ["search"]
 
 
 def test_gae_per_seat_trajectories() -> None:
@@ -113,10 +118,15 @@ def test_tiny_run_end_to_end(tmp_path) -> None:
     assert 0.0 <= win_rate <= 1.0
 
 
-def test_resume_gives_identical_weights(tmp_path) -> None:
-    cfg = Config.from_dict({**TINY, "runs_dir": str(tmp_path)})
+@pytest.mark.parametrize("bots", [TINY["bot_shares"], {"search:samples=8,candidates=3": 0.5}])
+def test_resume_gives_identical_weights(tmp_path, bots) -> None:
+    """Also with a SearchBot opponent, whose plans for turns in progress must survive the resume."""
+    cfg = Config.from_dict({**TINY, "runs_dir": str(tmp_path), "bot_shares": bots})
     straight = train(cfg, tmp_path / "a", progress=False, stop_after=4)
-    train(cfg, tmp_path / "b", progress=False, stop_after=2)  # "interrupted" after 2 updates
+    interrupted = train(cfg, tmp_path / "b", progress=False, stop_after=2)  # stopped after 2 updates
+    reloaded = Trainer(cfg, tmp_path / "b")
+    reloaded.restore()
+    assert reloaded.plans == interrupted.plans and bool(reloaded.plans) == ("random" not in bots)
     resumed = train(cfg, tmp_path / "b", resume=True, progress=False, stop_after=2)
     assert resumed.update == straight.update == 4 and resumed.decisions == straight.decisions
     for (name, x), (_, y) in zip(

@@ -12,6 +12,8 @@ from typing import Any
 
 import yaml
 
+from hanamikoji_env.tournament import parse_player
+
 
 @dataclass
 class Config:
@@ -55,7 +57,8 @@ class Config:
     pool_share: float = 0.3
     """Games against a past snapshot of the policy."""
     bot_shares: dict[str, float] = field(default_factory=lambda: {"heuristic": 0.05, "random": 0.05})
-    """Games against baseline bots, by name."""
+    """Games against baseline bots, by player spec: ``random``, ``heuristic``, ``search`` or
+    ``search:samples=N,candidates=K`` (the tournament's syntax)."""
     snapshot_every: int = 10
     """Updates between snapshots added to the pool."""
     pool_size: int = 20
@@ -63,6 +66,8 @@ class Config:
     eval_every: int = 20
     """Updates between evaluations against random and heuristic bots (0: only at the end)."""
     eval_games: int = 200
+    eval_bots: list[str] = field(default_factory=lambda: ["random", "heuristic"])
+    """Bots (player specs, as in ``bot_shares``) the periodic evaluation plays."""
     checkpoint_every: int = 20
 
     def validate(self) -> Config:
@@ -84,9 +89,15 @@ class Config:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
         if self.round_limit is not None and self.round_limit < 1:
             raise ValueError(f"round_limit must be null or >= 1, got {self.round_limit}")
-        unknown = set(self.bot_shares) - {"heuristic", "random", "search"}
-        if unknown:
-            raise ValueError(f"bot_shares: unknown bots {sorted(unknown)}; known: heuristic, random, search")
+        for key in ("bot_shares", "eval_bots"):
+            for spec in getattr(self, key):
+                try:
+                    if parse_player(spec).kind == "ckpt":
+                        raise ValueError("checkpoints are not supported here")
+                except ValueError as e:
+                    raise ValueError(
+                        f"{key}: bad bot {spec!r}: {e}; use random, heuristic or search[:options]"
+                    ) from None
         if (
             any(v < 0 for v in self.bot_shares.values())
             or self.pool_share + sum(self.bot_shares.values()) > 1
@@ -139,7 +150,8 @@ def _coerce(key: str, value: Any, default: Any, annotation: Any, source: str) ->
         ):
             return {str(k): float(v) for k, v in value.items()}
     elif isinstance(default, list):
-        if isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        item = str if "list[str]" in str(annotation) else int
+        if isinstance(value, list) and all(isinstance(v, item) and not isinstance(v, bool) for v in value):
             return value
     elif "float" in str(annotation):
         if isinstance(value, (int, float)) and not isinstance(value, bool):

@@ -27,15 +27,17 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
 
-from hanamikoji_env.bots import HeuristicBot, RandomBot, SearchBot
+from hanamikoji_env.bots import RandomBot, SearchBot
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.nn import PolicyNet, load_checkpoint, save_checkpoint
 from hanamikoji_env.rules import VALUES
+from hanamikoji_env.tournament import parse_player
 from hanamikoji_env.vector import VectorHanamikoji, random_actions
 from training.config import Config
 from training.selfplay import SELF, OpponentPool, OpponentSchedule
@@ -44,10 +46,19 @@ CHECKPOINT = "checkpoint.pt"
 POLICY = "policy.pt"
 
 
-def make_bot(name: str, seed: int, round_limit: int | None) -> Bot:
-    if name == "search":
-        return SearchBot(seed, round_limit=round_limit)
-    return {"heuristic": HeuristicBot, "random": RandomBot}[name](seed)
+def make_bot(spec: str, seed: int, round_limit: int | None) -> Bot:
+    """A baseline bot from a player spec (``random``, ``heuristic``, ``search:samples=100``)."""
+    return parse_player(spec).make(seed, round_limit)
+
+
+def bot_move(bot: Bot, obs: np.ndarray, mask: np.ndarray, plans: dict[int, Any], env: int) -> int:
+    """``bot``'s move in env ``env``; a SearchBot shared by many games keeps each game's plan."""
+    if isinstance(bot, SearchBot):
+        bot.plan = plans.get(env)
+    action = bot.act({"observation": obs, "action_mask": mask})
+    if isinstance(bot, SearchBot):
+        plans[env] = bot.plan
+    return action
 
 
 class Trainer:
@@ -83,6 +94,7 @@ class Trainer:
         self.potential = np.zeros((cfg.num_envs, 2), np.float32)  # each seat's shaping potential
         self.opponent = np.full(cfg.num_envs, SELF, dtype=np.int64)
         self.learner_seat = np.zeros(cfg.num_envs, dtype=np.int64)
+        self.plans: dict[int, Any] = {}  # env -> a SearchBot opponent's plan for its current turn
         self._new_games(np.arange(cfg.num_envs))
         self.last_eval: dict[str, float] = {}
 
@@ -92,6 +104,8 @@ class Trainer:
         """Draw the opponent and the learner's seat for the games starting in ``envs``."""
         self.opponent[envs] = self.schedule.draw(self.rng, len(envs), len(self.pool.nets))
         self.learner_seat[envs] = self.rng.integers(0, 2, len(envs))
+        for i in envs:
+            self.plans.pop(int(i), None)
 
     def _is_learner(self, seats: np.ndarray) -> np.ndarray:
         return (self.opponent == SELF) | (seats == self.learner_seat)
@@ -110,13 +124,12 @@ class Trainer:
             sub = rows[codes == code]
             if code >= 0:
                 actions[sub] = self._sample(self.pool.nets[code], self.obs[sub], self.mask[sub])[0]
-            elif self.schedule.bot_name(code) == "random":
+            elif isinstance(bot := self.bots[self.schedule.bot_name(code)], RandomBot):
                 actions[sub] = random_actions(self.mask[sub], self.rng)
             else:
-                bot = self.bots[self.schedule.bot_name(code)]
                 for i in sub:
                     bot.reset(seed=int(self.rng.integers(2**31)))
-                    actions[i] = bot.act({"observation": self.obs[i], "action_mask": self.mask[i]})
+                    actions[i] = bot_move(bot, self.obs[i], self.mask[i], self.plans, int(i))
 
     def collect(self) -> dict[str, np.ndarray]:
         """One rollout of ``rollout_steps`` engine steps, with per-seat GAE."""
@@ -252,14 +265,17 @@ class Trainer:
         obs, mask, to_play = engine.reset()
         my_seat = np.arange(games) % 2
         result = np.full(games, np.nan)
+        plans: dict[int, Any] = {}
         while np.isnan(result).any():
             actions = np.zeros(games, np.int64)
             mine = to_play == my_seat
             if mine.any():
                 logits, _ = self.model(torch.as_tensor(obs[mine]), torch.as_tensor(mask[mine]))
                 actions[mine] = logits.argmax(1).numpy()
-            for i in np.flatnonzero(~mine):
-                actions[i] = bot.act({"observation": obs[i], "action_mask": mask[i]})
+            over = ~mine & ~np.isnan(result)  # finished games play on (auto-reset): any legal move
+            actions[over] = mask[over].argmax(1)
+            for i in np.flatnonzero(~mine & np.isnan(result)):
+                actions[i] = bot_move(bot, obs[i], mask[i], plans, int(i))
             obs, mask, to_play, rewards, done, _ = engine.step(actions)
             first = done & np.isnan(result)
             result[first] = rewards[first, my_seat[first]]
@@ -293,6 +309,7 @@ class Trainer:
             learner_seat=torch.as_tensor(self.learner_seat),
             rounds=torch.as_tensor(self.rounds),
             potential=torch.as_tensor(self.potential),
+            plans=[[env, *turn, *cards] for env, (turn, cards) in self.plans.items()],
         )
         save_checkpoint(self.run_dir / POLICY, self.model, **common)
 
@@ -311,6 +328,7 @@ class Trainer:
         self.learner_seat = data["learner_seat"].numpy().copy()
         self.rounds = data["rounds"].numpy().copy()
         self.potential = data["potential"].numpy().copy()
+        self.plans = {p[0]: (tuple(p[1:4]), tuple(p[4:])) for p in data["plans"]}
         self.update, self.decisions, self.games = data["update"], data["decisions"], data["games"]
         self.last_eval = dict(data["last_eval"])
 
@@ -347,7 +365,7 @@ def train(
             writer.add_scalar(f"train/{key}", value, trainer.decisions)
         finished = trainer.decisions >= cfg.total_decisions or updates_done == stop_after
         if (cfg.eval_every and trainer.update % cfg.eval_every == 0) or finished:
-            for bot in ("random", "heuristic"):
+            for bot in cfg.eval_bots:
                 trainer.last_eval[bot] = trainer.evaluate(bot, cfg.eval_games)
                 writer.add_scalar(f"eval/win_rate_vs_{bot}", trainer.last_eval[bot], trainer.decisions)
         if trainer.update % cfg.checkpoint_every == 0 or finished:

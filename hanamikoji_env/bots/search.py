@@ -52,13 +52,14 @@ class SearchBot(Bot):
         self.candidates = candidates
         self.round_limit = round_limit
         self._heuristic = HeuristicBot(seed)
-        # ((round, turn, token), cards): the plan chosen at this turn's token decision
-        self._plan: tuple[tuple[int, int, int], tuple[int, ...]] | None = None
+        self.plan: tuple[tuple[int, int, int], tuple[int, ...]] | None = None
+        """``((round, turn, token), cards)``: the plan chosen at this turn's token decision.
+        A caller that shares one bot between games saves and restores it per game."""
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self._heuristic.reset(seed)
-        self._plan = None
+        self.plan = None
 
     def _act(self, vector: np.ndarray, mask: np.ndarray) -> int:
         legal = np.flatnonzero(mask)
@@ -66,17 +67,17 @@ class SearchBot(Bot):
         turn = (info.round, sum(info.spent_me) + sum(info.spent_opp))
         if info.phase == Phase.SELECT:
             chosen = cards_of(info.selection)
-            plan = self._plan
+            plan = self.plan
             if plan is None or plan[0] != (*turn, info.token) or plan[1][: len(chosen)] != chosen:
                 # no plan for this very turn (e.g. handed a position mid-turn): plan from here
                 token, cards = self._search_plans(info, [info.token], prefix=chosen)
-                self._plan = ((*turn, token), cards)
-            return CARD_BASE + self._plan[1][len(chosen)]
+                self.plan = ((*turn, token), cards)
+            return CARD_BASE + self.plan[1][len(chosen)]
         if len(legal) == 1:
             return int(legal[0])
         if info.phase == Phase.TOKEN:
             token, cards = self._search_plans(info, [int(t) for t in legal if t < 4])
-            self._plan = ((*turn, token), cards)
+            self.plan = ((*turn, token), cards)
             return token
         # split or answer: every legal action is a candidate
         values = self._evaluate(info, [[int(a)] for a in legal])
