@@ -46,6 +46,7 @@ def test_config_from_yaml_with_overrides(tmp_path) -> None:
         ("a: [unclosed\n", [], "not valid YAML"),
         ("", ["num_envs"], "key=value"),
         ("", ["anneal_lr=maybe"], "anneal_lr must be bool"),
+        ("", ["critic=omniscient"], "critic must be 'policy' or 'oracle'"),
         ("", ["run_name=a/b"], "plain folder name"),
         ("", ["init_from=/no/such.pt"], "init_from: /no/such.pt does not exist"),
     ],
@@ -118,10 +119,18 @@ def test_tiny_run_end_to_end(tmp_path) -> None:
     assert 0.0 <= win_rate <= 1.0
 
 
-@pytest.mark.parametrize("bots", [TINY["bot_shares"], {"search:samples=8,candidates=3": 0.5}])
-def test_resume_gives_identical_weights(tmp_path, bots) -> None:
-    """Also with a SearchBot opponent, whose plans for turns in progress must survive the resume."""
-    cfg = Config.from_dict({**TINY, "runs_dir": str(tmp_path), "bot_shares": bots})
+@pytest.mark.parametrize(
+    ("bots", "critic"),
+    [
+        (TINY["bot_shares"], "policy"),
+        ({"search:samples=8,candidates=3": 0.5}, "policy"),
+        (TINY["bot_shares"], "oracle"),
+    ],
+)
+def test_resume_gives_identical_weights(tmp_path, bots, critic) -> None:
+    """Also with a SearchBot opponent, whose plans for turns in progress must survive the resume,
+    and with an oracle critic, whose weights and optimizer must."""
+    cfg = Config.from_dict({**TINY, "runs_dir": str(tmp_path), "bot_shares": bots, "critic": critic})
     straight = train(cfg, tmp_path / "a", progress=False, stop_after=4)
     interrupted = train(cfg, tmp_path / "b", progress=False, stop_after=2)  # stopped after 2 updates
     reloaded = Trainer(cfg, tmp_path / "b")
@@ -134,6 +143,34 @@ def test_resume_gives_identical_weights(tmp_path, bots) -> None:
     ):
         assert torch.equal(x, y), name
     assert np.array_equal(straight.obs, resumed.obs)
+    if critic == "oracle":
+        for (name, x), (_, y) in zip(
+            straight.critic.state_dict().items(), resumed.critic.state_dict().items(), strict=True
+        ):
+            assert torch.equal(x, y), name
+
+
+def test_oracle_critic_warmup_and_what_ships(tmp_path) -> None:
+    """During critic_warmup only the value functions learn; then the policy does.  The critic
+    reads the opponent's own observation, and policy.pt (what plays) does not contain it."""
+    cfg = Config.from_dict({**TINY, "runs_dir": str(tmp_path), "critic": "oracle", "critic_warmup": 2})
+    trainer = Trainer(cfg, tmp_path / "o")
+    policy0 = {k: v.clone() for k, v in trainer.model.state_dict().items() if not k.startswith("value")}
+    critic0 = {k: v.clone() for k, v in trainer.critic.state_dict().items()}
+    expected = trainer.engine.observe(1 - trainer.to_play.astype(np.int64))[0]  # the opponent's own view
+    buf = trainer.collect()
+    assert np.array_equal(buf["other"][0], expected) and not np.array_equal(buf["other"][0], buf["obs"][0])
+    for _ in range(2):
+        trainer.learn(buf)
+        trainer.update += 1
+    after = trainer.model.state_dict()
+    assert all(torch.equal(policy0[k], after[k]) for k in policy0)
+    assert not all(torch.equal(critic0[k], v) for k, v in trainer.critic.state_dict().items())
+    trainer.learn(trainer.collect())
+    assert not all(torch.equal(policy0[k], trainer.model.state_dict()[k]) for k in policy0)
+    trainer.save()
+    assert "critic" not in load_checkpoint(tmp_path / "o" / POLICY)
+    assert "critic" in load_checkpoint(tmp_path / "o" / CHECKPOINT)
 
 
 def test_resume_refuses_another_config(tmp_path) -> None:

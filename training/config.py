@@ -47,6 +47,14 @@ class Config:
     shaping * (charm-point lead / 11 + geisha lead / 4) / 2, and 0 once the game
     is over, so the shaping rewards of a game add up to 0 (the optimal policy is
     unchanged) but the learner hears about a good round when it happens."""
+    critic: str = "policy"
+    """The value function of the advantages: ``policy`` (the PolicyNet's own value head) or
+    ``oracle``: a training-only network that also sees the opponent's own observation (their
+    hand, Secret and Trade-off; never the removed card or the draw pile).  The policy never
+    sees it, so the trained policy stays a player of its own observation (see training/ppo.py)."""
+    critic_warmup: int = 0
+    """Updates at the start of a run that train only the value functions (for a fresh oracle
+    critic next to a policy loaded with init_from)."""
     # network
     hidden: int = 256
     layers: int = 2
@@ -87,6 +95,10 @@ class Config:
         for name in ("ent_coef", "vf_coef", "eval_every", "seed", "shaping"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+        if self.critic not in ("policy", "oracle"):
+            raise ValueError(f"critic must be 'policy' or 'oracle', got {self.critic!r}")
+        if self.critic_warmup < 0:
+            raise ValueError(f"critic_warmup must be >= 0, got {self.critic_warmup}")
         if self.round_limit is not None and self.round_limit < 1:
             raise ValueError(f"round_limit must be null or >= 1, got {self.round_limit}")
         for key in ("bot_shares", "eval_bots"):

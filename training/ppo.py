@@ -16,6 +16,15 @@ end of the rollout is bootstrapped with the value of that seat's own view of
 the position.  Only the learner's decisions are trained on: both seats in a
 self-play game, one seat against a snapshot or a bot (see ``selfplay.py``).
 
+Oracle critic (``critic: oracle``).  Centralized training, decentralized
+play: the values of GAE then come from :class:`OracleCritic`, which reads the
+seat's observation *and* the opponent's own observation (their hand, Secret
+and Trade-off; the removed card and the draw pile stay hidden from both).  It
+predicts outcomes better than any function of one seat's view, so the
+advantages are less noisy.  It exists only in training: the policy's inputs
+are unchanged, its own value head keeps learning the same returns, and
+``policy.pt`` does not contain the critic.
+
 Determinism: one seed; every random draw comes from generators that are
 saved in the checkpoint (the engine's deck generator, the opponent and
 minibatch generator, the torch sampling generator), so a run that is
@@ -36,6 +45,7 @@ from torch import nn
 from hanamikoji_env.bots import RandomBot, SearchBot
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.nn import PolicyNet, load_checkpoint, save_checkpoint
+from hanamikoji_env.observation import OBS_HIGH, OBS_SIZE
 from hanamikoji_env.rules import VALUES
 from hanamikoji_env.tournament import parse_player
 from hanamikoji_env.vector import VectorHanamikoji, random_actions
@@ -61,6 +71,23 @@ def bot_move(bot: Bot, obs: np.ndarray, mask: np.ndarray, plans: dict[int, Any],
     return action
 
 
+class OracleCritic(nn.Module):
+    """Training-only value function of (the seat's observation, the opponent's observation)."""
+
+    def __init__(self, hidden: int, layers: int) -> None:
+        super().__init__()
+        self.register_buffer("scale", torch.as_tensor(1.0 / np.tile(OBS_HIGH, 2), dtype=torch.float32))
+        blocks: list[nn.Module] = []
+        width = 2 * OBS_SIZE
+        for _ in range(layers):
+            blocks += [nn.Linear(width, hidden), nn.Tanh()]
+            width = hidden
+        self.net = nn.Sequential(*blocks, nn.Linear(width, 1))
+
+    def forward(self, obs: torch.Tensor, other: torch.Tensor) -> torch.Tensor:
+        return self.net(torch.cat([obs, other], -1) * self.scale).squeeze(-1)
+
+
 class Trainer:
     """Owns the model, optimizer, engine, opponents and every generator of one run."""
 
@@ -80,6 +107,10 @@ class Trainer:
             self.model.load_state_dict(start["state_dict"])
             if "optimizer" in start:
                 self.optimizer.load_state_dict(start["optimizer"])
+        self.critic: OracleCritic | None = None
+        if cfg.critic == "oracle":
+            self.critic = OracleCritic(cfg.hidden, cfg.layers)
+            self.critic_optimizer = torch.optim.Adam(self.critic.parameters(), lr=cfg.learning_rate, eps=1e-5)
         self.gen = torch.Generator().manual_seed(cfg.seed + 1)  # action sampling
         self.rng = np.random.default_rng(cfg.seed + 2)  # opponents, seats, minibatches, bot seeds
         self.engine = VectorHanamikoji(cfg.num_envs, seed=cfg.seed + 3, round_limit=cfg.round_limit)
@@ -146,6 +177,8 @@ class Trainer:
             "reward": np.zeros((t_steps, n, 2), np.float32),
             "done": np.zeros((t_steps, n), bool),
         }
+        if self.critic is not None:
+            buf["other"] = np.zeros_like(buf["obs"])  # the opponent's own observation
         for t in range(t_steps):
             seats = self.to_play.astype(np.int64)
             learner = self._is_learner(seats)
@@ -156,6 +189,12 @@ class Trainer:
                 actions[rows] = a
                 buf["logp"][t, rows] = logp
                 buf["value"][t, rows] = value
+            if self.critic is not None:
+                buf["other"][t] = self.engine.observe(1 - seats)[0]
+                with torch.no_grad():
+                    buf["value"][t, rows] = self.critic(
+                        torch.as_tensor(self.obs[rows]), torch.as_tensor(buf["other"][t, rows])
+                    ).numpy()
             self._opponent_actions(np.flatnonzero(~learner), actions)
             buf["obs"][t], buf["mask"][t] = self.obs, self.mask
             buf["action"][t], buf["learner"][t], buf["seat"][t] = actions, learner, seats
@@ -173,9 +212,15 @@ class Trainer:
     def _bootstrap(self) -> np.ndarray:
         """``[N, 2]``: each seat's value of its own view of the position the rollout stopped in."""
         values = np.zeros((self.cfg.num_envs, 2), np.float32)
+        views = [self.engine.observe(np.full(self.cfg.num_envs, seat)) for seat in (0, 1)]
         for seat in (0, 1):
-            obs, mask = self.engine.observe(np.full(self.cfg.num_envs, seat))
-            values[:, seat] = self.model(torch.as_tensor(obs), torch.as_tensor(mask))[1].numpy()
+            obs, mask = views[seat]
+            if self.critic is not None:
+                values[:, seat] = self.critic(
+                    torch.as_tensor(obs), torch.as_tensor(views[1 - seat][0])
+                ).numpy()
+            else:
+                values[:, seat] = self.model(torch.as_tensor(obs), torch.as_tensor(mask))[1].numpy()
         return values
 
     def _shaping(self, done: np.ndarray) -> np.ndarray:
@@ -200,13 +245,18 @@ class Trainer:
     def learn(self, buf: dict[str, np.ndarray]) -> dict[str, float]:
         cfg = self.cfg
         keep = buf["learner"].reshape(-1)
-        data = {k: torch.as_tensor(buf[k].reshape(-1, *buf[k].shape[2:])[keep]) for k in
-                ("obs", "mask", "action", "logp", "value", "advantage", "return")}  # fmt: skip
+        keys = ["obs", "mask", "action", "logp", "value", "advantage", "return"] + ["other"] * (
+            self.critic is not None
+        )
+        data = {k: torch.as_tensor(buf[k].reshape(-1, *buf[k].shape[2:])[keep]) for k in keys}
+        warmup = self.update < cfg.critic_warmup  # only the value functions learn
         size = int(keep.sum())
         batch = max(1, size // cfg.num_minibatches)
         if cfg.anneal_lr:
             frac = 1.0 - self.decisions / cfg.total_decisions
             self.optimizer.param_groups[0]["lr"] = max(frac, 0.0) * cfg.learning_rate
+            if self.critic is not None:
+                self.critic_optimizer.param_groups[0]["lr"] = max(frac, 0.0) * cfg.learning_rate
         stats: dict[str, list[float]] = {
             k: [] for k in ("policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac")
         }
@@ -215,6 +265,10 @@ class Trainer:
             for start in range(0, size - batch + 1, batch):
                 mb = {k: v[order[start : start + batch]] for k, v in data.items()}
                 logits, value = self.model(mb["obs"], mb["mask"])
+                own_value_loss = torch.zeros(())
+                if self.critic is not None:  # the policy's own value head learns the same returns
+                    own_value_loss = 0.5 * ((value - mb["return"]) ** 2).mean()
+                    value = self.critic(mb["obs"], mb["other"])
                 logp_all = torch.log_softmax(logits, -1)  # illegal actions: about -1e9, probability 0
                 logp = logp_all.gather(1, mb["action"][:, None]).squeeze(1)
                 ratio = (logp - mb["logp"]).exp()
@@ -231,11 +285,20 @@ class Trainer:
                 else:
                     v_loss = 0.5 * ((value - mb["return"]) ** 2).mean()
                 entropy = -(logp_all.exp() * logp_all).sum(-1).mean()
-                loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
+                value_loss = cfg.vf_coef * (v_loss + own_value_loss)
+                loss = value_loss if warmup else pg_loss - cfg.ent_coef * entropy + value_loss
                 self.optimizer.zero_grad()
+                if self.critic is not None:
+                    self.critic_optimizer.zero_grad()
                 loss.backward()
+                if warmup:  # the trunk is shared with the policy: in warm-up only the value head moves
+                    for p in (*self.model.trunk.parameters(), *self.model.policy.parameters()):
+                        p.grad = None
                 nn.utils.clip_grad_norm_(self.model.parameters(), cfg.max_grad_norm)
                 self.optimizer.step()
+                if self.critic is not None:
+                    nn.utils.clip_grad_norm_(self.critic.parameters(), cfg.max_grad_norm)
+                    self.critic_optimizer.step()
                 with torch.no_grad():
                     log_ratio = logp - mb["logp"]
                     stats["approx_kl"].append(float(((ratio - 1) - log_ratio).mean()))
@@ -310,6 +373,11 @@ class Trainer:
             rounds=torch.as_tensor(self.rounds),
             potential=torch.as_tensor(self.potential),
             plans=[[env, *turn, *cards] for env, (turn, cards) in self.plans.items()],
+            **(
+                {"critic": self.critic.state_dict(), "critic_optimizer": self.critic_optimizer.state_dict()}
+                if self.critic is not None
+                else {}
+            ),
         )
         save_checkpoint(self.run_dir / POLICY, self.model, **common)
 
@@ -329,6 +397,9 @@ class Trainer:
         self.rounds = data["rounds"].numpy().copy()
         self.potential = data["potential"].numpy().copy()
         self.plans = {p[0]: (tuple(p[1:4]), tuple(p[4:])) for p in data["plans"]}
+        if self.critic is not None:
+            self.critic.load_state_dict(data["critic"])
+            self.critic_optimizer.load_state_dict(data["critic_optimizer"])
         self.update, self.decisions, self.games = data["update"], data["decisions"], data["games"]
         self.last_eval = dict(data["last_eval"])
 
