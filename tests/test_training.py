@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -61,8 +62,16 @@ def test_config_errors(tmp_path, text, overrides, message) -> None:
 def test_shipped_configs_load() -> None:
     for name in ("quick", "ppo_selfplay"):
         assert load_config(f"configs/{name}.yaml").run_name == name
-    stage2 = load_config("configs/ppo_selfplay_stage2.yaml", ["init_from=checkpoints/ppo_selfplay.pt"])
-    assert stage2.bot_shares == {"heuristic": 0.25, "random": 0.05}
+    stages = {  # each stage starts from the previous stage's run folder (see the README's model card)
+        n: load_config(f"configs/ppo_selfplay_stage{n}.yaml", ["init_from=checkpoints/ppo_selfplay.pt"])
+        for n in (2, 3, 4, 5)
+    }
+    assert stages[2].bot_shares == {"heuristic": 0.25, "random": 0.05}
+    assert stages[5].bot_shares == {"heuristic": 0.15, "random": 0.3, "search:samples=50,candidates=6": 0.4}
+    previous = ["ppo_continue", "ppo_stage3", "ppo_stage4"]
+    for n, run in zip((3, 4, 5), previous, strict=True):
+        text = Path(f"configs/ppo_selfplay_stage{n}.yaml").read_text()
+        assert f"init_from: runs/{run}/policy.pt" in text and stages[n].run_name == f"ppo_stage{n}"
     cfg = load_config("configs/quick.yaml", ["bot_shares={'search:samples=50': 0.1}", "eval_bots=[search]"])
     assert cfg.bot_shares == {"search:samples=50": 0.1} and cfg.eval_bots == ["search"]
 
@@ -206,7 +215,6 @@ def test_learning_beats_random() -> None:
 
 
 def test_main_job_end_to_end(tmp_path, monkeypatch, capsys) -> None:
-    from pathlib import Path
 
     from training.main_job import main as main_job
 

@@ -19,9 +19,9 @@ self-play game, one seat against a snapshot or a bot (see ``selfplay.py``).
 Oracle critic (``critic: oracle``).  Centralized training, decentralized
 play: the values of GAE then come from :class:`OracleCritic`, which reads the
 seat's observation *and* the opponent's own observation (their hand, Secret
-and Trade-off; the removed card and the draw pile stay hidden from both).  It
-predicts outcomes better than any function of one seat's view, so the
-advantages are less noisy.  It exists only in training: the policy's inputs
+and Trade-off; the removed card and the draw pile stay hidden from both), so
+it can predict outcomes better than any function of one seat's view and give
+less noisy advantages.  It exists only in training: the policy's inputs
 are unchanged, its own value head keeps learning the same returns, and
 ``policy.pt`` does not contain the critic.
 
