@@ -104,8 +104,9 @@ class Config:
         for key in ("bot_shares", "eval_bots"):
             for spec in getattr(self, key):
                 try:
-                    if parse_player(spec).kind == "ckpt":
+                    if spec.startswith("ckpt:"):  # refused before parse_player would load the file
                         raise ValueError("checkpoints are not supported here")
+                    parse_player(spec)
                 except ValueError as e:
                     raise ValueError(
                         f"{key}: bad bot {spec!r}: {e}; use random, heuristic or search[:options]"

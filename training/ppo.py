@@ -245,9 +245,9 @@ class Trainer:
     def learn(self, buf: dict[str, np.ndarray]) -> dict[str, float]:
         cfg = self.cfg
         keep = buf["learner"].reshape(-1)
-        keys = ["obs", "mask", "action", "logp", "value", "advantage", "return"] + ["other"] * (
-            self.critic is not None
-        )
+        keys = ["obs", "mask", "action", "logp", "value", "advantage", "return"]
+        if self.critic is not None:
+            keys.append("other")
         data = {k: torch.as_tensor(buf[k].reshape(-1, *buf[k].shape[2:])[keep]) for k in keys}
         warmup = self.update < cfg.critic_warmup  # only the value functions learn
         size = int(keep.sum())
