@@ -40,6 +40,15 @@ class CheckpointError(ValueError):
     """A file that is not a usable hanamikoji-env policy checkpoint."""
 
 
+def tanh_layers(width: int, hidden: int, layers: int) -> list[nn.Module]:
+    """``layers`` x (Linear to ``hidden``, Tanh), the first from ``width`` inputs."""
+    blocks: list[nn.Module] = []
+    for _ in range(layers):
+        blocks += [nn.Linear(width, hidden), nn.Tanh()]
+        width = hidden
+    return blocks
+
+
 class PolicyNet(nn.Module):
     """An MLP with a policy head (23 logits) and a value head, on scaled observations."""
 
@@ -49,12 +58,7 @@ class PolicyNet(nn.Module):
             raise ValueError(f"hidden and layers must be >= 1, got {hidden}, {layers}")
         self.config = {"hidden": int(hidden), "layers": int(layers)}
         self.register_buffer("scale", torch.as_tensor(1.0 / OBS_HIGH, dtype=torch.float32))
-        blocks: list[nn.Module] = []
-        width = OBS_SIZE
-        for _ in range(layers):
-            blocks += [nn.Linear(width, hidden), nn.Tanh()]
-            width = hidden
-        self.trunk = nn.Sequential(*blocks)
+        self.trunk = nn.Sequential(*tanh_layers(OBS_SIZE, hidden, layers))
         self.policy = nn.Linear(hidden, NUM_ACTIONS)
         self.value = nn.Linear(hidden, 1)
 

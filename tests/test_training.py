@@ -215,7 +215,6 @@ def test_learning_beats_random() -> None:
 
 
 def test_main_job_end_to_end(tmp_path, monkeypatch, capsys) -> None:
-
     from training.main_job import main as main_job
 
     config = tmp_path / "tiny.yaml"

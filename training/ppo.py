@@ -44,7 +44,7 @@ from torch import nn
 
 from hanamikoji_env.bots import RandomBot, SearchBot
 from hanamikoji_env.bots.base import Bot
-from hanamikoji_env.nn import PolicyNet, load_checkpoint, save_checkpoint
+from hanamikoji_env.nn import PolicyNet, load_checkpoint, save_checkpoint, tanh_layers
 from hanamikoji_env.observation import OBS_HIGH, OBS_SIZE
 from hanamikoji_env.rules import VALUES
 from hanamikoji_env.tournament import parse_player
@@ -77,12 +77,7 @@ class OracleCritic(nn.Module):
     def __init__(self, hidden: int, layers: int) -> None:
         super().__init__()
         self.register_buffer("scale", torch.as_tensor(1.0 / np.tile(OBS_HIGH, 2), dtype=torch.float32))
-        blocks: list[nn.Module] = []
-        width = 2 * OBS_SIZE
-        for _ in range(layers):
-            blocks += [nn.Linear(width, hidden), nn.Tanh()]
-            width = hidden
-        self.net = nn.Sequential(*blocks, nn.Linear(width, 1))
+        self.net = nn.Sequential(*tanh_layers(2 * OBS_SIZE, hidden, layers), nn.Linear(hidden, 1))
 
     def forward(self, obs: torch.Tensor, other: torch.Tensor) -> torch.Tensor:
         return self.net(torch.cat([obs, other], -1) * self.scale).squeeze(-1)
