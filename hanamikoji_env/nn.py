@@ -69,6 +69,30 @@ class PolicyNet(nn.Module):
         return logits, self.value(h).squeeze(-1)
 
 
+@torch.no_grad()
+def widen(model: PolicyNet, hidden: int) -> PolicyNet:
+    """A ``hidden``-wide copy of ``model`` that computes exactly the same logits and values.
+
+    The old units keep their weights; each new unit gets fresh incoming weights (the
+    default initialisation, from torch's global generator) and zero outgoing weights, so
+    it changes nothing until training moves those (Net2Net's function-preserving widening).
+    """
+    old = model.config["hidden"]
+    if hidden < old:
+        raise ValueError(f"cannot widen a {old}-unit network to {hidden} units")
+    wide = PolicyNet(hidden, model.config["layers"])
+    for i, (src, dst) in enumerate(zip(model.trunk[::2], wide.trunk[::2], strict=True)):
+        if i:
+            dst.weight[:old, old:] = 0.0  # old units do not hear the new ones
+        dst.weight[:old, : src.in_features] = src.weight
+        dst.bias[:old] = src.bias
+    for src, dst in ((model.policy, wide.policy), (model.value, wide.value)):
+        dst.weight.zero_()
+        dst.weight[:, :old] = src.weight
+        dst.bias.copy_(src.bias)
+    return wide
+
+
 def save_checkpoint(path: str | Path, model: PolicyNet, **extra: Any) -> None:
     """Write ``model`` (and training ``extra``) to ``path`` atomically."""
     payload = {

@@ -12,6 +12,7 @@ import torch
 from hanamikoji_env.bots.policy import PolicyBot
 from hanamikoji_env.nn import load_checkpoint
 from hanamikoji_env.stats import wilson
+from hanamikoji_env.vector import VectorHanamikoji, random_actions
 from training.config import Config, load_config
 from training.ppo import CHECKPOINT, POLICY, Trainer, gae, train
 from training.train import main as train_main
@@ -237,11 +238,33 @@ def test_init_from_a_policy_checkpoint(tmp_path) -> None:
         first.model.state_dict().items(), warm.model.state_dict().items(), strict=True
     ):
         assert torch.equal(x, y), name
-    with pytest.raises(ValueError, match="has network"):
-        Trainer(
-            Config.from_dict({**TINY, "hidden": 16, "init_from": str(tmp_path / "first" / POLICY)}),
-            tmp_path / "x",
+    for shape in ({"hidden": 16}, {"layers": 2}):
+        with pytest.raises(ValueError, match="has network"):
+            Trainer(
+                Config.from_dict({**TINY, **shape, "init_from": str(tmp_path / "first" / POLICY)}),
+                tmp_path / "x",
+            )
+
+
+def test_init_from_a_narrower_policy_widens_it_without_changing_its_play(tmp_path) -> None:
+    first = train(Config.from_dict(TINY), tmp_path / "first", progress=False, stop_after=1)
+    wide = Trainer(
+        Config.from_dict({**TINY, "hidden": 48, "init_from": str(tmp_path / "first" / POLICY)}), tmp_path
+    )
+    assert wide.model.config == {"hidden": 48, "layers": 1}
+    engine, rng = VectorHanamikoji(64, seed=5), np.random.default_rng(5)
+    obs, mask, _ = engine.reset()
+    for _ in range(12):  # the first turns of 64 games, every kind of decision
+        (narrow_logits, narrow_value), (wide_logits, wide_value) = (
+            m(torch.as_tensor(obs), torch.as_tensor(mask)) for m in (first.model, wide.model)
         )
+        legal = torch.as_tensor(mask) == 1
+        assert torch.allclose(narrow_logits[legal], wide_logits[legal], atol=1e-5)
+        assert torch.allclose(narrow_value, wide_value, atol=1e-5)
+        obs, mask = engine.step(random_actions(mask, rng))[:2]
+    stats = wide.learn(wide.collect())  # the new units train
+    assert np.isfinite(list(stats.values())).all()
+    assert wide.model.policy.weight[:, 32:].abs().sum() > 0
 
 
 def test_opponent_schedule_draws_the_configured_shares() -> None:

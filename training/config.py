@@ -60,7 +60,9 @@ class Config:
     layers: int = 2
     init_from: str | None = None
     """A policy checkpoint (e.g. checkpoints/ppo_selfplay.pt) to start from: its weights and
-    optimizer state; its network shape must match hidden/layers."""
+    optimizer state.  Its network must have the config's layers and at most its hidden
+    size: a narrower one is widened without changing what it computes (``nn.widen``; new
+    units start with zero outgoing weights) and gets a fresh optimizer."""
     # opponents (shares of new games; the rest is pure self-play, both seats learning)
     pool_share: float = 0.3
     """Games against a past snapshot of the policy."""

@@ -44,7 +44,7 @@ from torch import nn
 
 from hanamikoji_env.bots import RandomBot, SearchBot
 from hanamikoji_env.bots.base import Bot
-from hanamikoji_env.nn import PolicyNet, load_checkpoint, save_checkpoint, tanh_layers
+from hanamikoji_env.nn import PolicyNet, load_checkpoint, load_policy, save_checkpoint, tanh_layers, widen
 from hanamikoji_env.observation import OBS_HIGH, OBS_SIZE
 from hanamikoji_env.rules import VALUES
 from hanamikoji_env.tournament import parse_player
@@ -95,13 +95,19 @@ class Trainer:
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
         if cfg.init_from is not None:
             start = load_checkpoint(cfg.init_from)
-            if start["model_config"] != self.model.config:
+            shape = start["model_config"]
+            if shape == self.model.config:
+                self.model.load_state_dict(start["state_dict"])
+                if "optimizer" in start:
+                    self.optimizer.load_state_dict(start["optimizer"])
+            elif shape["layers"] == cfg.layers and shape["hidden"] < cfg.hidden:
+                self.model = widen(load_policy(cfg.init_from).train(), cfg.hidden)  # fresh optimizer
+                self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
+            else:
                 raise ValueError(
-                    f"init_from {cfg.init_from} has network {start['model_config']}, config asks {self.model.config}"
+                    f"init_from {cfg.init_from} has network {shape}, config asks {self.model.config} "
+                    "(the same, or the same layers and a wider hidden size)"
                 )
-            self.model.load_state_dict(start["state_dict"])
-            if "optimizer" in start:
-                self.optimizer.load_state_dict(start["optimizer"])
         self.critic: OracleCritic | None = None
         if cfg.critic == "oracle":
             self.critic = OracleCritic(cfg.hidden, cfg.layers)
