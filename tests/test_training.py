@@ -65,12 +65,13 @@ def test_shipped_configs_load() -> None:
         assert load_config(f"configs/{name}.yaml").run_name == name
     stages = {  # each stage starts from the previous stage's run folder (see the README's model card)
         n: load_config(f"configs/ppo_selfplay_stage{n}.yaml", ["init_from=checkpoints/ppo_selfplay.pt"])
-        for n in (2, 3, 4, 5)
+        for n in (2, 3, 4, 5, 6)
     }
     assert stages[2].bot_shares == {"heuristic": 0.25, "random": 0.05}
     assert stages[5].bot_shares == {"heuristic": 0.15, "random": 0.3, "search:samples=50,candidates=6": 0.4}
-    previous = ["ppo_continue", "ppo_stage3", "ppo_stage4"]
-    for n, run in zip((3, 4, 5), previous, strict=True):
+    assert stages[6].bot_shares == stages[5].bot_shares and (stages[5].hidden, stages[6].hidden) == (256, 512)
+    previous = ["ppo_continue", "ppo_stage3", "ppo_stage4", "ppo_stage5"]
+    for n, run in zip((3, 4, 5, 6), previous, strict=True):
         text = Path(f"configs/ppo_selfplay_stage{n}.yaml").read_text()
         assert f"init_from: runs/{run}/policy.pt" in text and stages[n].run_name == f"ppo_stage{n}"
     cfg = load_config("configs/quick.yaml", ["bot_shares={'search:samples=50': 0.1}", "eval_bots=[search]"])
@@ -198,6 +199,14 @@ def test_cli_errors(tmp_path, capsys) -> None:
     with pytest.raises(SystemExit):
         train_main(["--config", str(tmp_path / "missing.yaml")])
     assert "does not exist" in capsys.readouterr().err
+    shipped = "init_from=checkpoints/ppo_selfplay.pt"  # 512 units: the default 256 cannot hold it
+    with pytest.raises(SystemExit):
+        train_main([shipped, f"runs_dir={tmp_path}", "hidden=256"])
+    assert "has network {'hidden': 512, 'layers': 2}" in capsys.readouterr().err
+    (tmp_path / "junk.pt").write_bytes(b"not a checkpoint")
+    with pytest.raises(SystemExit):
+        train_main([f"init_from={tmp_path / 'junk.pt'}", f"runs_dir={tmp_path}"])
+    assert "not a readable checkpoint" in capsys.readouterr().err
 
 
 def test_learning_beats_random() -> None:

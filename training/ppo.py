@@ -83,6 +83,19 @@ class OracleCritic(nn.Module):
         return self.net(torch.cat([obs, other], -1) * self.scale).squeeze(-1)
 
 
+def load_init_from(cfg: Config) -> dict[str, Any]:
+    """The checkpoint ``cfg.init_from``, if its network fits the config's (same, or narrower)."""
+    assert cfg.init_from is not None
+    start = load_checkpoint(cfg.init_from)
+    shape, asked = start["model_config"], {"hidden": cfg.hidden, "layers": cfg.layers}
+    if shape != asked and not (shape["layers"] == cfg.layers and shape["hidden"] < cfg.hidden):
+        raise ValueError(
+            f"init_from {cfg.init_from} has network {shape}, config asks {asked} "
+            "(set hidden and layers to the same, or the same layers and a wider hidden size)"
+        )
+    return start
+
+
 class Trainer:
     """Owns the model, optimizer, engine, opponents and every generator of one run."""
 
@@ -94,20 +107,14 @@ class Trainer:
         self.model = PolicyNet(cfg.hidden, cfg.layers)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
         if cfg.init_from is not None:
-            start = load_checkpoint(cfg.init_from)
-            shape = start["model_config"]
-            if shape == self.model.config:
+            start = load_init_from(cfg)
+            if start["model_config"] == self.model.config:
                 self.model.load_state_dict(start["state_dict"])
                 if "optimizer" in start:
                     self.optimizer.load_state_dict(start["optimizer"])
-            elif shape["layers"] == cfg.layers and shape["hidden"] < cfg.hidden:
-                self.model = widen(load_policy(cfg.init_from).train(), cfg.hidden)  # fresh optimizer
+            else:  # a narrower network: widened, with a fresh optimizer
+                self.model = widen(load_policy(cfg.init_from).train(), cfg.hidden)
                 self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
-            else:
-                raise ValueError(
-                    f"init_from {cfg.init_from} has network {shape}, config asks {self.model.config} "
-                    "(the same, or the same layers and a wider hidden size)"
-                )
         self.critic: OracleCritic | None = None
         if cfg.critic == "oracle":
             self.critic = OracleCritic(cfg.hidden, cfg.layers)

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from training.config import Config, load_config
-from training.ppo import CHECKPOINT, POLICY, train
+from training.ppo import CHECKPOINT, POLICY, load_init_from, train
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -44,6 +44,8 @@ def main(argv: list[str] | None = None) -> None:
             run_dir = Path(cfg.runs_dir) / cfg.run_name
             if (run_dir / CHECKPOINT).exists():
                 raise ValueError(f"{run_dir} already holds a run: --resume {run_dir}, or set run_name=...")
+            if cfg.init_from is not None:
+                load_init_from(cfg)  # a bad file or network shape: a usage error, before any work
     except ValueError as e:
         parser.error(str(e))
     if args.stop_after is not None and args.stop_after < 1:
