@@ -65,13 +65,14 @@ def test_shipped_configs_load() -> None:
         assert load_config(f"configs/{name}.yaml").run_name == name
     stages = {  # each stage starts from the previous stage's run folder (see the README's model card)
         n: load_config(f"configs/ppo_selfplay_stage{n}.yaml", ["init_from=checkpoints/ppo_selfplay.pt"])
-        for n in (2, 3, 4, 5, 6)
+        for n in (2, 3, 4, 5, 6, 7)
     }
     assert stages[2].bot_shares == {"heuristic": 0.25, "random": 0.05}
     assert stages[5].bot_shares == {"heuristic": 0.15, "random": 0.3, "search:samples=50,candidates=6": 0.4}
     assert stages[6].bot_shares == stages[5].bot_shares and (stages[5].hidden, stages[6].hidden) == (256, 512)
-    previous = ["ppo_continue", "ppo_stage3", "ppo_stage4", "ppo_stage5"]
-    for n, run in zip((3, 4, 5, 6), previous, strict=True):
+    assert stages[7].bot_shares == {"heuristic": 0.1, "random": 0.2, "search:samples=50,candidates=6": 0.6}
+    previous = ["ppo_continue", "ppo_stage3", "ppo_stage4", "ppo_stage5", "ppo_stage6"]
+    for n, run in zip((3, 4, 5, 6, 7), previous, strict=True):
         text = Path(f"configs/ppo_selfplay_stage{n}.yaml").read_text()
         assert f"init_from: runs/{run}/policy.pt" in text and stages[n].run_name == f"ppo_stage{n}"
     cfg = load_config("configs/quick.yaml", ["bot_shares={'search:samples=50': 0.1}", "eval_bots=[search]"])
