@@ -146,7 +146,11 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
 
 def load_policy(path: str | Path) -> PolicyNet:
     """The network of a checkpoint, in eval mode."""
-    data = load_checkpoint(path)
+    return policy_from(load_checkpoint(path), path)
+
+
+def policy_from(data: dict[str, Any], path: str | Path) -> PolicyNet:
+    """The network of checkpoint ``data`` already read (and checked) from ``path``, in eval mode."""
     model = PolicyNet(**data["model_config"])
     try:
         model.load_state_dict(data["state_dict"])

@@ -44,7 +44,7 @@ from torch import nn
 
 from hanamikoji_env.bots import RandomBot, SearchBot
 from hanamikoji_env.bots.base import Bot
-from hanamikoji_env.nn import PolicyNet, load_checkpoint, load_policy, save_checkpoint, tanh_layers, widen
+from hanamikoji_env.nn import PolicyNet, load_checkpoint, policy_from, save_checkpoint, tanh_layers, widen
 from hanamikoji_env.observation import OBS_HIGH, OBS_SIZE
 from hanamikoji_env.rules import VALUES
 from hanamikoji_env.tournament import parse_player
@@ -113,7 +113,7 @@ class Trainer:
                 if "optimizer" in start:
                     self.optimizer.load_state_dict(start["optimizer"])
             else:  # a narrower network: widened, with a fresh optimizer
-                self.model = widen(load_policy(cfg.init_from).train(), cfg.hidden)
+                self.model = widen(policy_from(start, cfg.init_from), cfg.hidden)
                 self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
         self.critic: OracleCritic | None = None
         if cfg.critic == "oracle":
