@@ -4,15 +4,23 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 from helpers import play_swapped, random_action
 
 from hanamikoji_env import env, rules
 from hanamikoji_env.actions import SECRET, TRADEOFF
 from hanamikoji_env.bots import HeuristicBot, RandomBot, SearchBot
+from hanamikoji_env.bots.rollout import RolloutBot
+from hanamikoji_env.nn import PolicyNet
 from hanamikoji_env.observation import encode
 from hanamikoji_env.tournament import parse_player, run_tournament
 
 FAST_SEARCH = {"samples": 24, "candidates": 4}
+
+
+def tiny_rollout_bot(seed: int) -> RolloutBot:
+    torch.manual_seed(0)  # the same untrained policy every time
+    return RolloutBot(PolicyNet(hidden=16, layers=1), seed, samples=4)
 
 
 def make(name: str, seed: int = 0):
@@ -20,10 +28,13 @@ def make(name: str, seed: int = 0):
         "random": lambda: RandomBot(seed),
         "heuristic": lambda: HeuristicBot(seed),
         "search": lambda: SearchBot(seed, **FAST_SEARCH),
+        "rollout": lambda: tiny_rollout_bot(seed),
     }[name]()
 
 
-@pytest.mark.parametrize(("name", "positions"), [("random", 4000), ("heuristic", 4000), ("search", 1500)])
+@pytest.mark.parametrize(
+    ("name", "positions"), [("random", 4000), ("heuristic", 4000), ("search", 1500), ("rollout", 600)]
+)
 def test_bots_only_play_legal_actions(name: str, positions: int) -> None:
     """Random positions from random games (every phase), both seats; the bot answers each."""
     bot = make(name)
@@ -76,12 +87,12 @@ def test_bot_input_errors() -> None:
         SearchBot(0, samples=0)
 
 
-@pytest.mark.parametrize("name", ["random", "heuristic", "search"])
+@pytest.mark.parametrize("name", ["random", "heuristic", "search", "rollout"])
 @pytest.mark.parametrize(("token", "draw"), [(TRADEOFF, False), (SECRET, True)])
 def test_bots_do_not_peek(name: str, token: int, draw: bool) -> None:
     """Deals that differ only in cards the bot's player cannot know: same seed, same actions."""
     rng = np.random.default_rng(7 + token)
-    for game in range(12 if name == "search" else 30):
+    for game in range(12 if name in ("search", "rollout") else 30):
         observer = game % 2
         bots = [make(name, seed=game), make(name, seed=game)]
         a, b = play_swapped(observer, token, draw, game, rng, [bot.act for bot in bots])
@@ -90,7 +101,7 @@ def test_bots_do_not_peek(name: str, token: int, draw: bool) -> None:
         assert actions_a == actions_b and len(actions_a) >= 15
 
 
-@pytest.mark.parametrize("name", ["random", "heuristic", "search"])
+@pytest.mark.parametrize("name", ["random", "heuristic", "search", "rollout"])
 def test_bots_are_deterministic_for_a_seed(name: str) -> None:
     def game(seed: int) -> list[int]:
         e = env()

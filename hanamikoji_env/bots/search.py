@@ -107,7 +107,7 @@ class SearchBot(Bot):
 
     def _evaluate(self, info: InfoSet, sequences: list[list[int]]) -> np.ndarray:
         """Mean outcome of each action sequence over the same determinizations and rollouts."""
-        base = rows_from_states([self._determinize(info) for _ in range(self.samples)])
+        base = rows_from_states([determinize(info, self.rng, self.round_limit) for _ in range(self.samples)])
         k = len(sequences)
         rows = np.tile(base, (k, 1))
         longest = max(len(q) for q in sequences)
@@ -126,45 +126,47 @@ class SearchBot(Bot):
         value = np.where(winner == -1, 0.0, value)
         return value.reshape(k, self.samples).mean(axis=1)
 
-    def _determinize(self, info: InfoSet) -> State:
-        """A full state consistent with ``info``; this bot is seat 0, the opponent seat 1."""
-        pool = np.array(cards_of(info.unseen), dtype=np.int64)
-        self.rng.shuffle(pool)
-        opp_secret = info.spent_opp[SECRET]
-        opp_trade = info.spent_opp[TRADEOFF]
-        n_hand = info.opp_hand_size
-        sizes = [n_hand, 1 if opp_secret else 0, 2 if opp_trade else 0, 1, info.draw_pile_size]
-        if sum(sizes) != len(pool):
-            raise ValueError(f"observation inconsistent: {len(pool)} unseen cards for places {sizes}")
-        cuts = np.cumsum(sizes)
-        hand, secret, trade, removed, pile = np.split(pool, cuts[:-1])
-        phase = info.phase
-        my_turn = phase in (Phase.TOKEN, Phase.SELECT, Phase.SPLIT)
-        token = {Phase.SELECT: info.token, Phase.SPLIT: COMPETITION, Phase.GIFT_ANSWER: GIFT}.get(phase, -1)
-        if phase == Phase.COMP_ANSWER:
-            token = COMPETITION
-            offer = cards_of(info.set_a) + cards_of(info.set_b)
-        else:
-            offer = cards_of(info.offer)
-        return State(
-            round=info.round,
-            starter=0 if info.i_started else 1,
-            turn=sum(info.spent_me) + sum(info.spent_opp),
-            current=0 if my_turn else 1,
-            to_move=0,
-            phase=phase,
-            hands=(info.hand, count_cards(hand.tolist())),
-            secrets=(info.secret, int(secret[0]) if opp_secret else -1),
-            tradeoffs=(info.tradeoff, count_cards(trade.tolist())),
-            placed=(info.placed_me, info.placed_opp),
-            markers=info.markers,
-            spent=(info.spent_me, info.spent_opp),
-            token=token,
-            selection=cards_of(info.selection) if phase == Phase.SELECT else (),
-            offer=offer,
-            draw_pile=tuple(int(g) for g in pile),
-            removed=int(removed[0]),
-            winner=None,
-            round_limit=self.round_limit,
-            last_round=None,
-        )
+
+def determinize(info: InfoSet, rng: np.random.Generator, round_limit: int | None = None) -> State:
+    """A full state consistent with ``info``, the unseen cards dealt at random with ``rng``:
+    the observing player is seat 0, the opponent seat 1."""
+    pool = np.array(cards_of(info.unseen), dtype=np.int64)
+    rng.shuffle(pool)
+    opp_secret = info.spent_opp[SECRET]
+    opp_trade = info.spent_opp[TRADEOFF]
+    n_hand = info.opp_hand_size
+    sizes = [n_hand, 1 if opp_secret else 0, 2 if opp_trade else 0, 1, info.draw_pile_size]
+    if sum(sizes) != len(pool):
+        raise ValueError(f"observation inconsistent: {len(pool)} unseen cards for places {sizes}")
+    cuts = np.cumsum(sizes)
+    hand, secret, trade, removed, pile = np.split(pool, cuts[:-1])
+    phase = info.phase
+    my_turn = phase in (Phase.TOKEN, Phase.SELECT, Phase.SPLIT)
+    token = {Phase.SELECT: info.token, Phase.SPLIT: COMPETITION, Phase.GIFT_ANSWER: GIFT}.get(phase, -1)
+    if phase == Phase.COMP_ANSWER:
+        token = COMPETITION
+        offer = cards_of(info.set_a) + cards_of(info.set_b)
+    else:
+        offer = cards_of(info.offer)
+    return State(
+        round=info.round,
+        starter=0 if info.i_started else 1,
+        turn=sum(info.spent_me) + sum(info.spent_opp),
+        current=0 if my_turn else 1,
+        to_move=0,
+        phase=phase,
+        hands=(info.hand, count_cards(hand.tolist())),
+        secrets=(info.secret, int(secret[0]) if opp_secret else -1),
+        tradeoffs=(info.tradeoff, count_cards(trade.tolist())),
+        placed=(info.placed_me, info.placed_opp),
+        markers=info.markers,
+        spent=(info.spent_me, info.spent_opp),
+        token=token,
+        selection=cards_of(info.selection) if phase == Phase.SELECT else (),
+        offer=offer,
+        draw_pile=tuple(int(g) for g in pile),
+        removed=int(removed[0]),
+        winner=None,
+        round_limit=round_limit,
+        last_round=None,
+    )
