@@ -6,9 +6,10 @@ Results: a table on the terminal, ``results.json`` and ``pairs.csv`` and a
 win-rate heatmap ``heatmap.png`` in ``--out``.
 
 Player specs: ``random``, ``heuristic``, ``search``, with options as
-``name:key=value,key=value`` (e.g. ``search:samples=800``), or ``ckpt:PATH``
+``name:key=value,key=value`` (e.g. ``search:samples=800``), ``ckpt:PATH``
 for a trained policy checkpoint (a hanamikoji-env ``.pt`` or an SB3 ``MaskablePPO``
-``.zip``).  Specs are checked before any game starts.
+``.zip``), or ``rollout:ckpt=PATH,samples=N`` for a hanamikoji-env checkpoint
+with one step of lookahead (``RolloutBot``).  Specs are checked before any game starts.
 
 CLI: ``python -m training.evaluate`` or ``hanamikoji-eval`` (same arguments).
 """
@@ -40,6 +41,7 @@ BOT_OPTIONS: dict[str, dict[str, type]] = {
     "random": {},
     "heuristic": {},
     "search": {"samples": int, "candidates": int},
+    "rollout": {"ckpt": str, "samples": int},
 }
 
 
@@ -59,6 +61,11 @@ class PlayerSpec:
 
         if self.kind == "search":
             return SearchBot(seed=seed, round_limit=round_limit, **self.options)
+        if self.kind == "rollout":
+            from hanamikoji_env.bots.rollout import RolloutBot
+
+            options = dict(self.options)
+            return RolloutBot(options.pop("ckpt"), seed=seed, round_limit=round_limit, **options)
         return {"random": RandomBot, "heuristic": HeuristicBot}[self.kind](seed=seed, **self.options)
 
 
@@ -90,6 +97,12 @@ def parse_player(spec: str) -> PlayerSpec:
             ) from None
         if isinstance(options[key], int) and options[key] < 1:
             raise ValueError(f"option {key} of {name} must be >= 1, got {value}")
+    if name == "rollout":
+        if "ckpt" not in options:
+            raise ValueError("rollout needs a checkpoint: rollout:ckpt=PATH[,samples=N]")
+        from hanamikoji_env.nn import load_policy
+
+        load_policy(options["ckpt"])  # loads and validates the checkpoint now, before any game
     return PlayerSpec(spec, name, options)
 
 
@@ -149,6 +162,13 @@ def _worker(
     return out
 
 
+def _one_thread() -> None:
+    """Pool workers run one per core: torch (imported later, by checkpoint players) and numpy's
+    BLAS get one thread each instead of one per core, which would oversubscribe the machine."""
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ[var] = "1"
+
+
 def _chunks(n: int, size: int) -> Iterator[list[int]]:
     for start in range(0, n, size):
         yield list(range(start, min(n, start + size)))
@@ -193,7 +213,7 @@ def run_tournament(
     else:
         # spawn, not fork: a forked child of a process that has run torch can hang in torch
         with ProcessPoolExecutor(
-            max_workers=workers, mp_context=multiprocessing.get_context("spawn")
+            max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=_one_thread
         ) as pool:
             for future in as_completed([pool.submit(_worker, t) for t in tasks]):
                 part = future.result()
@@ -347,7 +367,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog="hanamikoji-eval", description="Round-robin tournament of Hanamikoji players."
     )
     p.add_argument(
-        "--players", nargs="+", required=True, help="random, heuristic, search[:samples=N], ckpt:PATH"
+        "--players",
+        nargs="+",
+        required=True,
+        help="random, heuristic, search[:samples=N], ckpt:PATH, rollout:ckpt=PATH[,samples=N]",
     )
     p.add_argument(
         "--games", type=int, default=1000, help="games per pair, even (each deal twice, seats swapped)"

@@ -48,10 +48,10 @@ def reference_q(bot: RolloutBot, vector: np.ndarray, mask: np.ndarray) -> np.nda
     each counted at its first end (same random draws as RolloutBot.q_values)."""
     legal = np.flatnonzero(mask)
     n, k = bot.samples, len(legal)
-    base = rows_from_states([determinize(decode(vector), bot.rng) for _ in range(n)])
+    base = rows_from_states([determinize(decode(vector), bot.rng, bot.round_limit) for _ in range(n)])
     decks = np.asarray(FULL_DECK, np.int8)[np.argsort(bot.rng.random((n, FUTURE_DECKS, 21)), axis=2)]
     uniforms = bot.rng.random((n, OPPONENT_UNIFORMS))
-    engine = VectorHanamikoji(k * n)
+    engine = VectorHanamikoji(k * n, round_limit=bot.round_limit)
     engine.set_state({"rows": np.tile(base, (k, 1)), "decks": np.tile(decks, (k, 1, 1)),
                       "n_decks": np.full(k * n, FUTURE_DECKS), "reset_done": True,
                       "rng": np.random.default_rng(bot.rng.integers(2**63)).bit_generator.state})  # fmt: skip
@@ -75,11 +75,12 @@ def reference_q(bot: RolloutBot, vector: np.ndarray, mask: np.ndarray) -> np.nda
     return q
 
 
-def test_rollout_values_match_a_plain_reference(tiny_policy) -> None:
+@pytest.mark.parametrize("round_limit", [None, 1])
+def test_rollout_values_match_a_plain_reference(tiny_policy, round_limit) -> None:
     """Dropping finished games as they end (RolloutBot) changes no value."""
     for i, (vector, mask) in enumerate(positions(6, seed=2)):
-        q = RolloutBot(tiny_policy, seed=i, samples=6).q_values(vector, mask)
-        ref = reference_q(RolloutBot(tiny_policy, seed=i, samples=6), vector, mask)
+        q = RolloutBot(tiny_policy, seed=i, samples=6, round_limit=round_limit).q_values(vector, mask)
+        ref = reference_q(RolloutBot(tiny_policy, seed=i, samples=6, round_limit=round_limit), vector, mask)
         assert np.array_equal(np.isnan(q), mask == 0)
         np.testing.assert_array_equal(q, ref)
         assert np.nanmax(np.abs(q)) <= 1

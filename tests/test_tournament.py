@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import json
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -70,6 +72,8 @@ def test_bradley_terry_prior_keeps_unbeaten_players_finite() -> None:
         ("heuristic:samples=3", "options: none"),
         ("ckpt:", "needs a path"),
         ("ckpt:/no/such/file.pt", "does not exist"),
+        ("rollout:samples=8", "needs a checkpoint"),
+        ("rollout:ckpt=/no/such/file.pt", "does not exist"),
         ("", "non-empty"),
     ],
 )
@@ -83,6 +87,10 @@ def test_good_player_specs(tmp_path) -> None:
     path = tmp_path / "p.pt"
     save_checkpoint(path, PolicyNet(hidden=8, layers=1))
     assert parse_player(f"ckpt:{path}").path == str(path)
+    rollout = parse_player(f"rollout:ckpt={path},samples=4")
+    assert rollout.options == {"ckpt": str(path), "samples": 4}
+    bot = rollout.make(seed=3, round_limit=2)
+    assert (bot.samples, bot.round_limit, bot.model.config) == (4, 2, {"hidden": 8, "layers": 1})
     bad = tmp_path / "bad.pt"
     bad.write_text("not a checkpoint")
     with pytest.raises(ValueError, match="not a readable checkpoint"):
@@ -162,3 +170,13 @@ def test_first_only_plays_the_first_player_against_the_field() -> None:
         ("heuristic", "search:samples=8"),
     ]
     assert results["win_rate_matrix"][1][2] is None and set(results["elo"]) == {p.spec for p in players}
+
+
+def test_pool_workers_give_torch_one_thread() -> None:
+    """A worker's torch (imported after the pool initializer) runs one thread: workers are one per core."""
+    code = (
+        "from hanamikoji_env.tournament import _one_thread; _one_thread(); "
+        "import torch; print(torch.get_num_threads())"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "1"

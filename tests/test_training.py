@@ -42,6 +42,7 @@ def test_config_from_yaml_with_overrides(tmp_path) -> None:
         ("bot_shares: {alphazero: 0.1}\n", [], "bot_shares: bad bot 'alphazero'"),
         ("bot_shares: {'search:samples=0': 0.1}\n", [], "samples of search must be >= 1"),
         ("bot_shares: {'ckpt:checkpoints/ppo_selfplay.pt': 0.1}\n", [], "checkpoints are not supported"),
+        ("eval_bots: ['rollout:ckpt=checkpoints/ppo_selfplay.pt']\n", [], "checkpoints are not supported"),
         ("eval_bots: [random, minimax]\n", [], "eval_bots: bad bot 'minimax'"),
         ("pool_share: 0.8\nbot_shares: {random: 0.3}\n", [], "add up to at most 1"),
         ("- a list\n", [], "mapping"),

@@ -106,7 +106,7 @@ class Config:
         for key in ("bot_shares", "eval_bots"):
             for spec in getattr(self, key):
                 try:
-                    if spec.startswith("ckpt:"):  # refused before parse_player would load the file
+                    if spec.startswith(("ckpt:", "rollout:")):  # refused before parse_player loads a file
                         raise ValueError("checkpoints are not supported here")
                     parse_player(spec)
                 except ValueError as e:

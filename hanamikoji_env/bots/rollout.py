@@ -17,9 +17,9 @@ It plays the best action where it beats the policy's own choice by more than
 ``margin``, else the policy's choice.  Against ``RandomBot`` this is one
 policy-improvement step with an exact opponent model: it shows how much a
 policy has left on the table (``benchmarks/rollout_headroom.py``).  Against
-other opponents the model is wrong, and it assumes games without a
-``round_limit``.  It needs torch, and is slow: about
-0.2 s per decision with a choice at 128 samples on one core.
+other opponents the model is wrong.  It needs torch, and is slow: about
+0.2 s per decision with a choice at 128 samples on one core.  Tournament spec:
+``rollout:ckpt=PATH,samples=N``.
 """
 
 from __future__ import annotations
@@ -43,13 +43,19 @@ OPPONENT_UNIFORMS = 256
 
 
 class RolloutBot(Bot):
-    """``RolloutBot(policy, seed=0, samples=128, margin=0.0)``; see the module docstring.
-    ``policy`` is a checkpoint path or a :class:`~hanamikoji_env.nn.PolicyNet`."""
+    """``RolloutBot(policy, seed=0, samples=128, margin=0.0, round_limit=None)``; see the module
+    docstring.  ``policy`` is a checkpoint path or a :class:`~hanamikoji_env.nn.PolicyNet`;
+    ``round_limit`` is the game's (its rollouts end where the game would)."""
 
     name = "rollout"
 
     def __init__(
-        self, policy: str | Path | PolicyNet, seed: int | None = 0, samples: int = 128, margin: float = 0.0
+        self,
+        policy: str | Path | PolicyNet,
+        seed: int | None = 0,
+        samples: int = 128,
+        margin: float = 0.0,
+        round_limit: int | None = None,
     ) -> None:
         super().__init__(seed)
         if samples < 1:
@@ -59,6 +65,7 @@ class RolloutBot(Bot):
         self.model = policy if isinstance(policy, PolicyNet) else load_policy(policy)
         self.samples = samples
         self.margin = margin
+        self.round_limit = round_limit
 
     @torch.no_grad()
     def greedy(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -68,9 +75,9 @@ class RolloutBot(Bot):
 
     def _act(self, vector: np.ndarray, mask: np.ndarray) -> int:
         legal = np.flatnonzero(mask)
-        own = int(self.greedy(vector[None], mask[None])[0])
         if len(legal) == 1:
-            return own
+            return int(legal[0])
+        own = int(self.greedy(vector[None], mask[None])[0])
         q = self.q_values(vector, mask)
         best = int(np.nanargmax(q))
         return best if q[best] > q[own] + self.margin else own
@@ -82,12 +89,12 @@ class RolloutBot(Bot):
             raise ValueError("no legal action: not this player's decision")
         info = decode(vector)
         n, k = self.samples, len(legal)
-        base = rows_from_states([determinize(info, self.rng) for _ in range(n)])
+        base = rows_from_states([determinize(info, self.rng, self.round_limit) for _ in range(n)])
         decks = np.asarray(FULL_DECK, dtype=np.int8)[
             np.argsort(self.rng.random((n, FUTURE_DECKS, len(FULL_DECK))), axis=2)
         ]
         uniforms = self.rng.random((n, OPPONENT_UNIFORMS))
-        engine = VectorHanamikoji(k * n)
+        engine = VectorHanamikoji(k * n, round_limit=self.round_limit)
         engine.set_state(
             {
                 "rows": np.tile(base, (k, 1)),
@@ -109,7 +116,7 @@ class RolloutBot(Bot):
             if done.any():  # drop finished games (the engine would start new ones in their rows)
                 keep = ~done
                 state = engine.get_state()
-                engine = VectorHanamikoji(int(keep.sum()))
+                engine = VectorHanamikoji(int(keep.sum()), round_limit=self.round_limit)
                 obs, m, to_play = engine.set_state(
                     {
                         **state,
