@@ -18,7 +18,8 @@ import numpy as np
 
 from hanamikoji_env import env
 from hanamikoji_env.bots import HeuristicBot, SearchBot
-from hanamikoji_env.tournament import format_table, parse_player, run_tournament, write_outputs
+from hanamikoji_env.bots.spec import parse_player
+from hanamikoji_env.tournament import format_table, run_tournament, write_outputs
 
 TARGETS = [("heuristic", "random", 0.85), ("search", "random", 0.90), ("search", "heuristic", 0.60)]
 

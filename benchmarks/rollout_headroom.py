@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import argparse
 
-from hanamikoji_env.tournament import parse_player, run_tournament
+from hanamikoji_env.bots.spec import parse_player
+from hanamikoji_env.tournament import run_tournament
 
 
 def main() -> None:

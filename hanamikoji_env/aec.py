@@ -67,7 +67,7 @@ layers, so it is as fast as ``raw_env``.
 
 from __future__ import annotations
 
-import warnings
+import difflib
 from collections.abc import Iterator
 from typing import Any, Literal
 
@@ -138,6 +138,8 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         self._game: State | None = None
         self._mask: tuple[int, ...] = ()
         self._decks: list[tuple[int, ...]] = []
+        self._ended_by: str | None = None
+        """What ended the game when it was not a scoring: an illegal move (``env()``)."""
 
     def __getattr__(self, name: str) -> Any:
         # only reached for attributes that do not exist yet
@@ -159,13 +161,17 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         return self._require_reset("game")
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        # everything is checked before any state changes: a bad call leaves the env as it was
+        if seed is not None and (
+            isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0
+        ):
+            raise ValueError(f"seed must be None or a non-negative int, got {seed!r}")
+        decks = self._parse_options(options)
         if seed is not None:
-            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-                raise ValueError(f"seed must be None or a non-negative int, got {seed!r}")
             self._rng = np.random.default_rng(int(seed))
         elif self._rng is None:
             self._rng = np.random.default_rng()
-        self._decks = self._parse_options(options)
+        self._decks = decks
         self.agents = list(AGENTS)
         self.rewards = {a: 0 for a in AGENTS}
         self._cumulative_rewards = {a: 0 for a in AGENTS}
@@ -173,6 +179,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         self.truncations = {a: False for a in AGENTS}
         self.infos = {a: {} for a in AGENTS}
         self._skip_agent_selection = None
+        self._ended_by = None
         self._set_game(rules.new_game(self._deck_for(1), self.round_limit))
 
     def step(self, action: int | None) -> None:
@@ -197,22 +204,28 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
             if self.illegal_action == "raise":
                 raise ValueError(message)
             gymnasium.logger.warn(message + "; the game ends with -1 for the mover")
-            self._end({agent: -1, AGENTS[1 - AGENTS.index(agent)]: 0})
+            other = AGENTS[1 - AGENTS.index(agent)]
+            self._ended_by = (
+                f"game over: {agent} played illegal action {a} ({action_name(a)}); {agent} -1, {other} 0"
+            )
+            self._end({agent: -1, other: 0})
+            self._render_human()
             return
         game = rules.apply_unchecked(game, a)
         if game.phase == Phase.ROUND_OVER or game.phase == Phase.GAME_OVER:
-            summary = game.last_round.as_dict()  # type: ignore[union-attr]
-            self.infos = {a: {"round_summary": summary} for a in self.agents}
+            summary = game.last_round
+            assert summary is not None
+            self.infos = {a: {"round_summary": summary.as_dict()} for a in self.agents}  # one dict each
             if game.phase == Phase.ROUND_OVER:
                 game = rules.next_round(game, self._deck_for(game.round + 1))
             else:
                 self._set_game(game)
                 r0, r1 = rules.returns(game)
                 self._end({AGENTS[0]: r0, AGENTS[1]: r1})
+                self._render_human()  # the final scoring and the winner
                 return
         self._set_game(game)
-        if self.render_mode == "human":
-            self.render()
+        self._render_human()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         game = self._require_reset("observe")
@@ -235,7 +248,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
             return None
-        text = render_text(self._require_reset("render"), None, AGENTS)
+        text = self._text(None)
         if self.render_mode == "ansi":
             return text
         print(text)
@@ -243,12 +256,20 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
 
     def render_for(self, agent: str) -> str:
         """The table as ``agent`` sees it: the public view plus its own private cards."""
-        return render_text(self._require_reset("render_for"), _seat(agent), AGENTS)
+        return self._text(_seat(agent))
 
     def close(self) -> None:
         pass
 
     # ------------------------------------------------------------ helpers ---
+
+    def _text(self, seat: int | None) -> str:
+        text = render_text(self._require_reset("render"), seat, AGENTS)
+        return text if self._ended_by is None else f"{text}\n{self._ended_by}"
+
+    def _render_human(self) -> None:
+        if self.render_mode == "human":
+            self.render()
 
     def _set_game(self, game: State) -> None:
         self._game = game
@@ -277,9 +298,11 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
             return []
         if not isinstance(options, dict):
             raise ValueError(f"options must be a dict, got {type(options).__name__}")
-        unknown = sorted(set(options) - {"decks"}, key=str)
-        if unknown:
-            warnings.warn(f"ignoring unknown reset options {unknown}; known: ['decks']", stacklevel=3)
+        # other keys are ignored, as PettingZoo's envs do (its api_test passes {"options": 1}),
+        # but a misspelt "decks" must not silently deal random cards
+        for key in options:
+            if key != "decks" and isinstance(key, str) and difflib.get_close_matches(key, ["decks"], 1, 0.7):
+                raise ValueError(f"unknown reset option {key!r}: did you mean 'decks'?")
         decks = options.get("decks")
         if decks is None:
             return []

@@ -8,16 +8,20 @@ weights_only=True)`` (no code runs on load) and checked before use:
 | ``format`` | ``"hanamikoji-policy/1"`` |
 | ``env_version`` | the hanamikoji-env version that wrote it; its major.minor must match |
 | ``layout_hash`` | hash of the observation layout and action count; must match |
-| ``model_config`` | ``{"hidden": int, "layers": int}`` |
-| ``state_dict`` | the network's weights |
+| ``model_config`` | ``{"hidden": 1..4096, "layers": 1..16}`` (ints) |
+| ``state_dict`` | the network's weights: its keys and shapes must be those of ``model_config``'s network |
 | anything else | what training adds (optimizer and RNG states, config, step counts) |
 
+Everything is checked before a network is built, so a hostile file cannot make
+the loader allocate gigabytes; every bad file is a :class:`CheckpointError`.
 Files are written atomically (a temporary file, then a rename), so an
-interrupted save never leaves a truncated checkpoint behind.
+interrupted save never leaves a truncated checkpoint behind
+(:func:`remove_stale_temporaries` cleans up after one that was killed).
 """
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import os
 import tempfile
@@ -34,6 +38,11 @@ from hanamikoji_env.observation import OBS_HIGH, OBS_LAYOUT, OBS_SIZE, layout_ta
 
 FORMAT = "hanamikoji-policy/1"
 LAYOUT_HASH = hashlib.sha256(f"{layout_table(OBS_LAYOUT)}|actions={NUM_ACTIONS}".encode()).hexdigest()[:16]
+
+
+MAX_HIDDEN = 4096
+"""Widest network a checkpoint may ask for (4096 units: about 70 MB of float32 weights at 4 layers)."""
+MAX_LAYERS = 16
 
 
 class CheckpointError(ValueError):
@@ -54,8 +63,11 @@ class PolicyNet(nn.Module):
 
     def __init__(self, hidden: int = 256, layers: int = 2) -> None:
         super().__init__()
-        if hidden < 1 or layers < 1:
-            raise ValueError(f"hidden and layers must be >= 1, got {hidden}, {layers}")
+        if not _network_size_ok(hidden, layers):
+            raise ValueError(
+                f"hidden and layers must be ints in [1, {MAX_HIDDEN}] and [1, {MAX_LAYERS}], "
+                f"got {hidden!r}, {layers!r}"
+            )
         self.config = {"hidden": int(hidden), "layers": int(layers)}
         self.register_buffer("scale", torch.as_tensor(1.0 / OBS_HIGH, dtype=torch.float32))
         self.trunk = nn.Sequential(*tanh_layers(OBS_SIZE, hidden, layers))
@@ -116,6 +128,19 @@ def save_checkpoint(path: str | Path, model: PolicyNet, **extra: Any) -> None:
         raise
 
 
+def remove_stale_temporaries(path: str | Path) -> list[Path]:
+    """Delete the temporary files that :func:`save_checkpoint` of ``path`` left behind when it was
+    killed midway (``<name>*.tmp`` beside it); returns what was removed.  Call it only where no
+    other process is saving the same path."""
+    path = Path(path)
+    if not path.parent.is_dir():
+        return []
+    stale = [p for p in path.parent.glob(glob.escape(path.name) + "*.tmp") if p.is_file()]
+    for p in stale:
+        p.unlink(missing_ok=True)
+    return stale
+
+
 def load_checkpoint(path: str | Path) -> dict[str, Any]:
     """Read and check a checkpoint; :class:`CheckpointError` says what is wrong."""
     path = Path(path)
@@ -136,12 +161,50 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     if (
         not isinstance(config, dict)
         or set(config) != {"hidden", "layers"}
-        or not all(isinstance(v, int) and v >= 1 for v in config.values())
+        or not _network_size_ok(config["hidden"], config["layers"])
     ):
-        raise CheckpointError(f"{path} has a bad model_config: {config!r}")
-    if not isinstance(data.get("state_dict"), dict):
+        raise CheckpointError(
+            f"{path} has a bad model_config {_short(config)}: hidden and layers must be ints "
+            f"in [1, {MAX_HIDDEN}] and [1, {MAX_LAYERS}]"
+        )
+    state = data.get("state_dict")
+    if not isinstance(state, dict):
         raise CheckpointError(f"{path} has no state_dict")
+    expected = state_dict_shapes(config["hidden"], config["layers"])
+    found = {k: tuple(v.shape) if isinstance(v, torch.Tensor) else type(v).__name__ for k, v in state.items()}
+    if found != expected:  # checked before any network is built
+        wrong = sorted(k for k in expected.keys() | found.keys() if found.get(k) != expected.get(k))
+        raise CheckpointError(
+            f"{path}: state_dict does not fit a network of {config}: "
+            + ", ".join(
+                f"{k} {found.get(k, 'missing')} (expected {expected.get(k, 'none')})" for k in wrong[:5]
+            )
+        )
     return data
+
+
+def state_dict_shapes(hidden: int, layers: int) -> dict[str, tuple[int, ...]]:
+    """The key and tensor shape of every entry of a :class:`PolicyNet`'s state dict."""
+    shapes: dict[str, tuple[int, ...]] = {"scale": (OBS_SIZE,)}
+    width = OBS_SIZE
+    for i in range(layers):
+        shapes[f"trunk.{2 * i}.weight"] = (hidden, width)
+        shapes[f"trunk.{2 * i}.bias"] = (hidden,)
+        width = hidden
+    shapes |= {"policy.weight": (NUM_ACTIONS, hidden), "policy.bias": (NUM_ACTIONS,)}
+    return shapes | {"value.weight": (1, hidden), "value.bias": (1,)}
+
+
+def _network_size_ok(hidden: object, layers: object) -> bool:
+    return all(
+        type(v) is int and 1 <= v <= top  # type() is: bool is an int subclass
+        for v, top in ((hidden, MAX_HIDDEN), (layers, MAX_LAYERS))
+    )
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def load_policy(path: str | Path) -> PolicyNet:

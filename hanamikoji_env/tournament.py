@@ -21,10 +21,10 @@ import csv
 import json
 import multiprocessing
 import os
+import signal
 import sys
+import tempfile
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 from typing import Any
@@ -34,87 +34,10 @@ import numpy as np
 from hanamikoji_env import __version__
 from hanamikoji_env.aec import raw_env
 from hanamikoji_env.bots.base import Bot
+from hanamikoji_env.bots.spec import PlayerSpec, parse_player
 from hanamikoji_env.stats import bradley_terry, wilson
 
 SCHEMA = "hanamikoji-eval/1"
-BOT_OPTIONS: dict[str, dict[str, type]] = {
-    "random": {},
-    "heuristic": {},
-    "search": {"samples": int, "candidates": int},
-    "rollout": {"ckpt": str, "samples": int},
-}
-
-
-@dataclass(frozen=True)
-class PlayerSpec:
-    """A parsed player: a bot name with options, or a checkpoint path."""
-
-    spec: str
-    kind: str
-    options: dict[str, Any] = field(default_factory=dict)
-    path: str | None = None
-
-    def make(self, seed: int, round_limit: int | None = None) -> Bot:
-        if self.kind == "ckpt":
-            return _checkpoint_bot(self.path, seed)  # type: ignore[arg-type]
-        from hanamikoji_env.bots import HeuristicBot, RandomBot, SearchBot
-
-        if self.kind == "search":
-            return SearchBot(seed=seed, round_limit=round_limit, **self.options)
-        if self.kind == "rollout":
-            from hanamikoji_env.bots.rollout import RolloutBot
-
-            options = dict(self.options)
-            return RolloutBot(options.pop("ckpt"), seed=seed, round_limit=round_limit, **options)
-        return {"random": RandomBot, "heuristic": HeuristicBot}[self.kind](seed=seed, **self.options)
-
-
-def parse_player(spec: str) -> PlayerSpec:
-    """Parse and check a player spec; ``ValueError`` says what is wrong."""
-    if not isinstance(spec, str) or not spec:
-        raise ValueError(f"a player spec must be a non-empty string, got {spec!r}")
-    if spec.startswith("ckpt:"):
-        path = spec[5:]
-        if not path:
-            raise ValueError("ckpt: needs a path, e.g. ckpt:checkpoints/ppo_selfplay.pt")
-        _checkpoint_bot(path, 0)  # loads and validates the checkpoint now, before any game
-        return PlayerSpec(spec, "ckpt", path=path)
-    name, _, rest = spec.partition(":")
-    if name not in BOT_OPTIONS:
-        raise ValueError(f"unknown player {name!r}; known: {sorted(BOT_OPTIONS)} or ckpt:PATH")
-    options: dict[str, Any] = {}
-    for item in filter(None, rest.split(",")):
-        key, eq, value = item.partition("=")
-        if not eq or key not in BOT_OPTIONS[name]:
-            raise ValueError(
-                f"bad option {item!r} for {name}; options: {sorted(BOT_OPTIONS[name]) or 'none'} as key=value"
-            )
-        try:
-            options[key] = BOT_OPTIONS[name][key](value)
-        except ValueError:
-            raise ValueError(
-                f"option {key} of {name} must be {BOT_OPTIONS[name][key].__name__}, got {value!r}"
-            ) from None
-        if isinstance(options[key], int) and options[key] < 1:
-            raise ValueError(f"option {key} of {name} must be >= 1, got {value}")
-    if name == "rollout":
-        if "ckpt" not in options:
-            raise ValueError("rollout needs a checkpoint: rollout:ckpt=PATH[,samples=N]")
-        from hanamikoji_env.nn import load_policy
-
-        load_policy(options["ckpt"])  # loads and validates the checkpoint now, before any game
-    return PlayerSpec(spec, name, options)
-
-
-def _checkpoint_bot(path: str, seed: int) -> Bot:
-    """A hanamikoji-env policy checkpoint, or a Stable-Baselines3 ``.zip`` (MaskablePPO)."""
-    if path.endswith(".zip"):
-        from hanamikoji_env.bots.sb3 import SB3Bot
-
-        return SB3Bot(path, seed=seed)
-    from hanamikoji_env.bots.policy import PolicyBot
-
-    return PolicyBot(path, seed=seed)
 
 
 # ------------------------------------------------------------ playing ---
@@ -162,11 +85,21 @@ def _worker(
     return out
 
 
-def _one_thread() -> None:
+def _init_worker() -> None:
     """Pool workers run one per core: torch (imported later, by checkpoint players) and numpy's
-    BLAS get one thread each instead of one per core, which would oversubscribe the machine."""
+    BLAS get one thread each instead of one per core, which would oversubscribe the machine.
+    Ctrl-C is the parent's to handle: a worker ignores SIGINT and is terminated by the parent."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ[var] = "1"
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`run_tournament`; ``played`` games of ``total`` had finished."""
+
+    def __init__(self, played: int, total: int) -> None:
+        super().__init__(f"{played} of {total} games played")
+        self.played, self.total = played, total
 
 
 def _chunks(n: int, size: int) -> Iterator[list[int]]:
@@ -206,20 +139,24 @@ def run_tournament(
     ]
     results: list[tuple[int, int, int, float, int]] = []
     bar = _progress_bar(len(pairs) * games, progress)
-    if workers == 1:
-        for t in tasks:
-            results += _worker(t)
-            bar.update(2 * len(t[3]))
-    else:
-        # spawn, not fork: a forked child of a process that has run torch can hang in torch
-        with ProcessPoolExecutor(
-            max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=_one_thread
-        ) as pool:
-            for future in as_completed([pool.submit(_worker, t) for t in tasks]):
-                part = future.result()
-                results += part
-                bar.update(len(part))
-    bar.close()
+    pool = None
+    try:
+        if workers == 1:
+            parts: Iterator[list[tuple[int, int, int, float, int]]] = map(_worker, tasks)
+        else:
+            # spawn, not fork: a forked child of a process that has run torch can hang in torch
+            pool = multiprocessing.get_context("spawn").Pool(workers, initializer=_init_worker)
+            parts = pool.imap_unordered(_worker, tasks)
+        for part in parts:
+            results += part
+            bar.update(len(part))
+    except KeyboardInterrupt:
+        raise Interrupted(len(results), len(pairs) * games) from None
+    finally:
+        bar.close()
+        if pool is not None:
+            pool.terminate()  # at once, also mid-game; a no-op for a pool that is done
+            pool.join()
     return summarise(names, pairs, sorted(results), games, seed, round_limit)
 
 
@@ -296,6 +233,18 @@ def format_table(results: dict[str, Any]) -> str:
     for name, e in sorted(results["elo"].items(), key=lambda x: -x[1]):
         lines.append(f"  {name:<{w}}{e:>8.0f}")
     return "\n".join(lines)
+
+
+def check_writable(out: Path) -> None:
+    """``ValueError`` unless ``out`` is (or can be made) a folder this process can write files in."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} exists and is not a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out):
+            pass
+    except OSError as e:
+        raise ValueError(f"--out {out} is not a writable folder ({e.strerror or e})") from None
 
 
 def write_outputs(results: dict[str, Any], out: Path) -> None:
@@ -390,6 +339,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        if args.out is not None:
+            check_writable(args.out)  # before the first game, not after the last
         players = [parse_player(s) for s in args.players]
         if args.seed < 0:
             raise ValueError(f"--seed must be >= 0, got {args.seed}")
@@ -406,6 +357,10 @@ def main(argv: list[str] | None = None) -> None:
             not args.no_progress,
             args.first_only,
         )
+    except Interrupted as e:
+        written = "nothing was written" if args.out is None else f"nothing was written to {args.out}"
+        print(f"\ninterrupted: {e.played} of {e.total} games played; {written}", file=sys.stderr)
+        raise SystemExit(130) from None
     except ImportError as e:
         parser.error(f"{e}: the tournament needs the eval extra, pip install 'hanamikoji-env[eval]'")
     except (ValueError, OSError) as e:

@@ -32,7 +32,7 @@ from numba import njit
 
 from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.observation import MAX_ROUND, OBS_HIGH, OBS_SIZE, OFFSETS
-from hanamikoji_env.rules import FULL_DECK, NUM_CARDS, VALUES, State
+from hanamikoji_env.rules import FULL_DECK, NUM_CARDS, VALUES, State, validate_deck
 
 # ----------------------------------------------------- the state matrix ---
 # one row per game; columns:
@@ -554,9 +554,10 @@ class VectorHanamikoji:
         self, seed: int | None = None, decks: Sequence[Sequence[Sequence[int]]] | np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Start a new game in every env; ``decks[i]`` scripts the rounds of env ``i``'s game."""
+        parsed = self._parse_decks(decks)  # checked before any state changes
         if seed is not None:
             self._rng = _make_rng(seed)
-        self._decks, self._n_decks = self._parse_decks(decks)
+        self._decks, self._n_decks = parsed
         rows = np.arange(self.num_envs)
         self._deal(rows, np.ones(self.num_envs, dtype=np.bool_))
         self._reset_done = True
@@ -569,20 +570,20 @@ class VectorHanamikoji:
         """Apply one action per env; returns ``(obs, mask, to_play, rewards, done, info)``."""
         if not self._reset_done:
             raise RuntimeError("reset() must be called before step()")
-        a = np.asarray(actions)
-        if a.shape != (self.num_envs,) or a.dtype.kind not in "iu":
+        given = np.asarray(actions)
+        if given.shape != (self.num_envs,) or given.dtype.kind not in "iu":
             raise ValueError(
-                f"actions must be an int array of shape ({self.num_envs},), got {a.dtype} {a.shape}"
+                f"actions must be an int array of shape ({self.num_envs},), got {given.dtype} {given.shape}"
             )
-        a = a.astype(np.int64)
-        out_of_range = (a < 0) | (a >= NUM_ACTIONS)
-        legal = np.zeros(self.num_envs, dtype=bool)
-        ok = ~out_of_range
-        legal[ok] = self._mask[np.flatnonzero(ok), a[ok]] == 1
+        # range first, in the given dtype: a cast of np.uint64(2**63) to int64 would wrap around
+        in_range = (given >= 0) & (given < NUM_ACTIONS)
+        a = np.where(in_range, given, 0).astype(np.int64)
+        legal = in_range & (self._mask[np.arange(self.num_envs), a] == 1)
         if not legal.all():
             bad = np.flatnonzero(~legal)
             shown = ", ".join(
-                f"env {i}: action {a[i]} (legal {np.flatnonzero(self._mask[i]).tolist()})" for i in bad[:10]
+                f"env {i}: action {given[i]} (legal {np.flatnonzero(self._mask[i]).tolist()})"
+                for i in bad[:10]
             )
             more = f" and {len(bad) - 10} more" if len(bad) > 10 else ""
             raise ValueError(f"illegal actions in {len(bad)} envs, nothing was stepped: {shown}{more}")
@@ -655,38 +656,33 @@ class VectorHanamikoji:
         _deal_rows(self._s, rows.astype(np.int64), decks, new_game.astype(np.bool_))
 
     def _parse_decks(self, decks: object) -> tuple[np.ndarray, np.ndarray]:
+        """``decks[i]`` is env ``i``'s list of decks (rounds 1, 2, ...), each checked by
+        :func:`rules.validate_deck`; lists may differ in length (ragged) or be empty."""
         n = self.num_envs
         if decks is None:
             return np.zeros((n, 0, NUM_CARDS), dtype=np.int8), np.zeros(n, dtype=np.int64)
-        if isinstance(decks, np.ndarray) or (
-            isinstance(decks, Sequence) and not isinstance(decks, (str, bytes))
-        ):
-            per_env = list(decks)
-        else:
+        if isinstance(decks, (str, bytes)) or not isinstance(decks, (Sequence, np.ndarray)):
             raise ValueError(f"decks must be a list of {n} lists of decks, got {type(decks).__name__}")
-        if len(per_env) != n:
-            raise ValueError(f"decks must hold one list of decks per env ({n}), got {len(per_env)}")
-        counts = np.array([len(d) for d in per_env], dtype=np.int64)
+        if len(decks) != n:
+            raise ValueError(f"decks must hold one list of decks per env ({n}), got {len(decks)}")
+        parsed: list[list[tuple[int, ...]]] = []
+        for i, env_decks in enumerate(decks):
+            if isinstance(env_decks, (str, bytes)) or not isinstance(env_decks, (Sequence, np.ndarray)):
+                raise ValueError(
+                    f"decks[{i}] must be a list of decks (each 21 geisha ids), got {type(env_decks).__name__}"
+                )
+            rows = []
+            for r, deck in enumerate(env_decks):
+                try:
+                    rows.append(validate_deck(deck))
+                except ValueError as e:
+                    raise ValueError(f"decks[{i}][{r}] (round {r + 1}): {e}") from None
+            parsed.append(rows)
+        counts = np.array([len(rows) for rows in parsed], dtype=np.int64)
         out = np.zeros((n, int(counts.max(initial=0)), NUM_CARDS), dtype=np.int8)
-        for i, env_decks in enumerate(per_env):
-            if not len(env_decks):
-                continue
-            arr = np.asarray(env_decks)
-            if arr.ndim != 2 or arr.shape[1] != NUM_CARDS or arr.dtype.kind not in "iu":
-                raise ValueError(
-                    f"decks[{i}] must be a list of decks of {NUM_CARDS} geisha ids, got shape {arr.shape}"
-                )
-            if arr.min() < 0 or arr.max() > 6:
-                raise ValueError(f"decks[{i}] holds ids outside 0..6")
-            found = (arr[:, :, None] == np.arange(7)).sum(axis=1)
-            wrong = np.flatnonzero((found != _VALUES).any(axis=1))
-            if wrong.size:
-                r = int(wrong[0])
-                raise ValueError(
-                    f"decks[{i}][{r}] (round {r + 1}) must hold {list(VALUES)} cards of geishas 0..6, "
-                    f"got counts {found[r].tolist()}"
-                )
-            out[i, : len(arr)] = arr
+        for i, rows in enumerate(parsed):
+            if rows:
+                out[i, : len(rows)] = rows
         return out, counts
 
 
@@ -701,17 +697,22 @@ class HanamikojiVectorEnv(gymnasium.vector.VectorEnv):
 
     Observations are dicts of batched arrays: ``"observation"`` ``[N, 109]``,
     ``"action_mask"`` ``[N, 23]`` and ``"to_play"`` ``[N]`` (the seat each row
-    belongs to).  ``rewards`` is ``[N, 2]`` by seat (not ``[N]``: both seats
-    get the terminal reward).  Finished games reset in the same step
-    (``AutoresetMode.SAME_STEP``); ``infos`` holds ``winner`` and ``rounds``
-    of the games that ended.  Nothing is truncated.
+    belongs to).  ``rewards`` is ``[N]``, as the API requires: the reward of the
+    seat that made this step's decision in that row (non-zero only on the step
+    that ends a game).  Both seats' rewards are in ``infos["rewards"]``
+    (``[N, 2]`` by seat) and the acting seat in ``infos["acting_seat"]``.
+    Finished games reset in the same step (``AutoresetMode.SAME_STEP``);
+    ``infos`` holds ``winner`` and ``rounds`` of the games that ended, with
+    Gymnasium's ``_winner`` / ``_rounds`` masks.  Nothing is truncated.  It
+    works under Gymnasium's vector wrappers (``RecordEpisodeStatistics``,
+    ``NormalizeReward``, ...).
     """
 
     metadata = {"autoreset_mode": gymnasium.vector.AutoresetMode.SAME_STEP}
 
     def __init__(self, num_envs: int, seed: int | None = None, round_limit: int | None = None) -> None:
         self.engine = VectorHanamikoji(num_envs, seed=seed, round_limit=round_limit)
-        self.num_envs = num_envs
+        self.num_envs = self.engine.num_envs
         self.single_observation_space = gymnasium.spaces.Dict(
             {
                 "observation": gymnasium.spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
@@ -722,17 +723,32 @@ class HanamikojiVectorEnv(gymnasium.vector.VectorEnv):
         self.single_action_space = gymnasium.spaces.Discrete(NUM_ACTIONS)
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
         self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, num_envs)
+        self._to_play = np.zeros(self.num_envs, dtype=np.int8)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        decks = (options or {}).get("decks")
-        obs, mask, to_play = self.engine.reset(seed=seed, decks=decks)
-        return {"observation": obs, "action_mask": mask, "to_play": to_play.astype(np.int64)}, {}
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"options must be a dict, got {type(options).__name__}")
+        obs, mask, self._to_play = self.engine.reset(seed=seed, decks=(options or {}).get("decks"))
+        return {"observation": obs, "action_mask": mask, "to_play": self._to_play.astype(np.int64)}, {}
 
     def step(
         self, actions: np.ndarray
-    ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict]:
-        obs, mask, to_play, rewards, done, info = self.engine.step(actions)
-        batch = {"observation": obs, "action_mask": mask, "to_play": to_play.astype(np.int64)}
-        return batch, rewards, done, np.zeros_like(done), info
+    ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+        acting = self._to_play
+        obs, mask, self._to_play, rewards, done, info = self.engine.step(actions)
+        batch = {"observation": obs, "action_mask": mask, "to_play": self._to_play.astype(np.int64)}
+        everywhere = np.ones(self.num_envs, dtype=np.bool_)
+        infos = {
+            "winner": info["winner"],
+            "_winner": done,
+            "rounds": info["rounds"],
+            "_rounds": done,
+            "rewards": rewards,
+            "_rewards": everywhere,
+            "acting_seat": acting.astype(np.int64),
+            "_acting_seat": everywhere,
+        }
+        own = rewards[np.arange(self.num_envs), acting].astype(np.float64)
+        return batch, own, done, np.zeros_like(done), infos

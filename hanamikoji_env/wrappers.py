@@ -4,8 +4,8 @@
 the learner plays one seat; the opponent plays the other seat inside
 ``step`` (and ``reset``, when it moves first).  The opponent may be
 
-- a bot name or player spec: ``"random"``, ``"heuristic"``, ``"search:samples=100"``,
-  ``"ckpt:PATH"`` (a hanamikoji-env policy checkpoint), ``"sb3:PATH"`` (an SB3 zip);
+- a player spec (:mod:`hanamikoji_env.bots.spec`): ``"random"``, ``"heuristic"``,
+  ``"search:samples=100"``, ``"ckpt:PATH"`` (a hanamikoji-env ``.pt`` policy or an SB3 ``.zip``);
 - any bot object (``act(obs) -> int``, optionally ``reset(seed)``);
 - a callable ``f(obs_dict) -> int``;
 - a (frozen) Stable-Baselines3 model with ``predict``, e.g. a ``MaskablePPO``.
@@ -36,6 +36,10 @@ from hanamikoji_env.rules import legal_mask
 Opponent = Any
 
 
+class OpponentError(RuntimeError):
+    """The opponent inside :class:`SingleAgentEnv` raised or chose an illegal move."""
+
+
 class SingleAgentEnv(gymnasium.Env):
     """The learner's seat of a Hanamikoji game; see the module docstring."""
 
@@ -49,7 +53,13 @@ class SingleAgentEnv(gymnasium.Env):
         illegal_action: str = "terminate",
         **env_kwargs: Any,
     ) -> None:
-        if learner_seat not in ("random", 0, 1):
+        seat_ok = (
+            learner_seat == "random"
+            if isinstance(learner_seat, str)
+            else (type(learner_seat) is int or isinstance(learner_seat, np.integer))
+            and learner_seat in (0, 1)
+        )
+        if not seat_ok:  # True == 1 and 0.0 == 0 in Python: refuse them explicitly
             raise ValueError(f"learner_seat must be 'random', 0 or 1, got {learner_seat!r}")
         if illegal_action not in ("terminate", "raise"):
             raise ValueError(f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}")
@@ -120,7 +130,15 @@ class SingleAgentEnv(gymnasium.Env):
         env = self.env
         while not all(env.terminations.values()) and env.agent_selection != self.learner:
             agent = env.agent_selection
-            env.step(self._act(env.observe(agent)))
+            try:
+                env.step(self._act(env.observe(agent)))
+            except Exception as e:
+                # the opponent's failure is not the learner's move: no reward, no next step
+                self._done = True
+                raise OpponentError(
+                    f"the opponent {self.opponent!r} failed ({type(e).__name__}: {e}); "
+                    "the episode cannot go on: call reset()"
+                ) from e
             reward += float(env.rewards[self.learner])
         self._done = all(env.terminations.values())
         return reward
@@ -140,14 +158,9 @@ def as_policy(
 ) -> tuple[Callable[[dict], int], Callable[[int], None]]:
     """``(act, reset)`` functions for any supported kind of opponent."""
     if isinstance(opponent, str):
-        if opponent.startswith("sb3:"):
-            from hanamikoji_env.bots.sb3 import SB3Bot
+        from hanamikoji_env.bots.spec import parse_player
 
-            opponent = SB3Bot(opponent[4:])
-        else:
-            from hanamikoji_env.tournament import parse_player
-
-            opponent = parse_player(opponent).make(seed=0, round_limit=round_limit)
+        opponent = parse_player(opponent, load=False).make(seed=0, round_limit=round_limit)
     if hasattr(opponent, "act"):
         reset = getattr(opponent, "reset", None)
         return opponent.act, (lambda seed: reset(seed=seed)) if reset else (lambda seed: None)

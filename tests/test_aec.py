@@ -20,9 +20,11 @@ from hanamikoji_env.observation import OBS_SIZE, STATE_SIZE
 
 @pytest.mark.parametrize("make", [env, raw_env])
 def test_pettingzoo_api_test(make) -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # api_test's own reset passes options={"options": 1}
-        api_test(make(), num_cycles=1000)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api_test(make(), num_cycles=1000)  # its own reset passes options={"options": 1}
+    ours = [w for w in caught if "hanamikoji" in str(w.filename) or "option" in str(w.message)]
+    assert not ours, [str(w.message) for w in ours]
 
 
 @pytest.mark.parametrize("make", [env, raw_env])
@@ -262,8 +264,38 @@ def test_bad_seed_and_unknown_option() -> None:
         e.reset(seed=-1)
     with pytest.raises(ValueError, match="seed"):
         e.reset(seed="x")  # type: ignore[arg-type]
-    with pytest.warns(UserWarning, match="unknown reset options"):
+    with pytest.raises(ValueError, match="unknown reset option 'deck': did you mean 'decks'"):
         e.reset(seed=0, options={"deck": [DECK_1]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        e.reset(seed=0, options={"options": 1, "render": True})  # other keys: ignored, like PettingZoo
+
+
+@pytest.mark.parametrize(
+    ("seed", "options"), [(-1, None), (5, {"decks": [[0] * 21]}), (5, {"deck": [DECK_1]})]
+)
+def test_a_rejected_reset_changes_nothing(seed, options) -> None:
+    e, twin = env(), env()
+    for x in (e, twin):
+        x.reset(seed=1)
+        x.step(0)
+    with pytest.raises(ValueError):
+        e.reset(seed=seed, options=options)
+    assert e.game == twin.game and e.agent_selection == twin.agent_selection
+    e.reset()
+    twin.reset()
+    assert e.game == twin.game  # the next unseeded reset deals what it would have dealt
+
+
+def test_each_agent_gets_its_own_round_summary() -> None:
+    e = env()
+    e.reset(options={"decks": [DECK_1, DECK_2]})
+    for a in round_1_script():
+        e.step(a)
+    e.infos["player_0"]["round_summary"]["points"].append(99)
+    e.infos["player_0"]["round_summary"]["round"] = 7
+    assert e.infos["player_1"]["round_summary"]["round"] == 1
+    assert 99 not in e.infos["player_1"]["round_summary"]["points"]
 
 
 def test_unknown_agent_is_an_error() -> None:
@@ -307,3 +339,28 @@ def test_human_render_prints(capsys) -> None:
     e.step(0)
     # the public view does not tell which token is being played until its cards are revealed
     assert "who plays an action token" in capsys.readouterr().out
+
+
+def test_human_render_shows_the_final_scoring_and_the_winner(capsys) -> None:
+    e = env(render_mode="human")
+    e.reset(seed=4)
+    rng = np.random.default_rng(4)
+    while not any(e.terminations.values()):
+        e.step(random_action(e.observe(e.agent_selection), rng))
+    last = capsys.readouterr().out.split("Round ")[-1]  # the frame printed by the final move
+    winner = e.game.winner
+    assert f"game over: player_{winner} wins" in last
+    r = e.game.last_round
+    assert f"scoring of round {r.round}:" in last and f"points {r.points[0]}-{r.points[1]}" in last
+
+
+def test_human_render_shows_the_illegal_move_that_ended_the_game(capsys) -> None:
+    e = env(render_mode="human")
+    e.reset(seed=0, options={"decks": [DECK_1]})
+    capsys.readouterr()
+    with pytest.warns(UserWarning):
+        e.step(4)  # player_0 must choose a token first
+    out = capsys.readouterr().out
+    assert "game over: player_0 played illegal action 4 (card:geisha0); player_0 -1, player_1 0" in out
+    e.reset(seed=0)
+    assert "illegal" not in e.unwrapped.render_for("player_0")

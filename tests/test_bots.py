@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import torch
@@ -11,9 +14,10 @@ from hanamikoji_env import env, rules
 from hanamikoji_env.actions import SECRET, TRADEOFF
 from hanamikoji_env.bots import HeuristicBot, RandomBot, SearchBot
 from hanamikoji_env.bots.rollout import RolloutBot
+from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.nn import PolicyNet
 from hanamikoji_env.observation import encode
-from hanamikoji_env.tournament import parse_player, run_tournament
+from hanamikoji_env.tournament import run_tournament
 
 FAST_SEARCH = {"samples": 24, "candidates": 4}
 
@@ -148,3 +152,22 @@ def test_search_beats_heuristic_and_random() -> None:
     by_pair = {(r["a"], r["b"]): r for r in results["pairs"]}
     assert by_pair[("search", "random")]["ci95"][0] > 0.60, by_pair
     assert by_pair[("search", "heuristic")]["win_rate"] > 0.55, by_pair
+
+
+def test_torch_bots_are_exported_lazily_from_the_bots_package() -> None:
+    code = (
+        "import sys\n"
+        "import hanamikoji_env.bots as b\n"
+        "assert 'torch' not in sys.modules, 'import hanamikoji_env.bots pulled in torch'\n"
+        "from hanamikoji_env.bots import PolicyBot, RolloutBot, SB3Bot\n"
+        "from hanamikoji_env.bots.policy import PolicyBot as P\n"
+        "from hanamikoji_env.bots.rollout import RolloutBot as R\n"
+        "from hanamikoji_env.bots.sb3 import SB3Bot as S\n"
+        "assert (PolicyBot, RolloutBot, SB3Bot) == (P, R, S)\n"
+        "assert {'PolicyBot', 'RolloutBot', 'SB3Bot'} <= set(b.__all__)\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+    with pytest.raises(AttributeError, match="no attribute 'NoSuchBot'"):
+        _ = __import__("hanamikoji_env.bots", fromlist=["x"]).NoSuchBot

@@ -56,12 +56,40 @@ def rewrite(path, **changes) -> None:
         ({"env_version": "9.9.0"}, "written by hanamikoji-env 9.9.0"),
         ({"layout_hash": "0" * 16}, "another observation layout"),
         ({"model_config": {"hidden": 16}}, "bad model_config"),
-        ({"model_config": {"hidden": 32, "layers": 2}}, "weights do not fit"),
+        (
+            {"model_config": {"hidden": 32, "layers": 2}},
+            r"does not fit a network .*trunk.0.bias \(16,\) \(expected \(32,\)\)",
+        ),
+        ({"model_config": {"hidden": 10**8, "layers": 2}}, "bad model_config .*must be ints in"),
+        ({"model_config": {"hidden": True, "layers": 2}}, "bad model_config"),
+        ({"model_config": {"hidden": 16.0, "layers": 2}}, "bad model_config"),
+        ({"model_config": {"hidden": 16, "layers": 0}}, "bad model_config"),
+        ({"model_config": {"hidden": 16, "layers": 99}}, "bad model_config"),
+        ({"model_config": "big"}, "bad model_config"),
         ({"state_dict": [1, 2]}, "no state_dict"),
     ],
 )
-def test_mismatched_checkpoints(ckpt, change, message) -> None:
+def test_mismatched_checkpoints(ckpt, change, message, monkeypatch) -> None:
     rewrite(ckpt, **change)
+    # every bad checkpoint is refused before a network is built (no 43 GB allocation)
+    monkeypatch.setattr("hanamikoji_env.nn.PolicyNet", None)
+    with pytest.raises(CheckpointError, match=message):
+        load_policy(ckpt)
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda sd: sd.pop("value.bias"), r"value.bias missing \(expected \(1,\)\)"),
+        (lambda sd: sd.update(extra=torch.zeros(3)), r"extra \(3,\) \(expected none\)"),
+        (lambda sd: sd.update({"policy.bias": 7}), r"policy.bias int \(expected \(23,\)\)"),
+        (lambda sd: sd.update({"trunk.2.weight": torch.zeros(16, 15)}), r"trunk.2.weight \(16, 15\)"),
+    ],
+)
+def test_state_dicts_that_do_not_fit_are_checkpoint_errors(ckpt, edit, message) -> None:
+    data = torch.load(ckpt, weights_only=True)
+    edit(data["state_dict"])
+    torch.save(data, ckpt)
     with pytest.raises(CheckpointError, match=message):
         load_policy(ckpt)
 
@@ -132,7 +160,8 @@ def test_policy_bot_batch_matches_single(ckpt) -> None:
 
 def test_the_shipped_checkpoint_loads_and_beats_random() -> None:
     """checkpoints/ppo_selfplay.pt matches this env version and observation layout, and plays well."""
-    from hanamikoji_env.tournament import parse_player, run_tournament
+    from hanamikoji_env.bots.spec import parse_player
+    from hanamikoji_env.tournament import run_tournament
 
     results = run_tournament(
         [parse_player("ckpt:checkpoints/ppo_selfplay.pt"), parse_player("random")],

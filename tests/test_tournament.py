@@ -5,15 +5,20 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
+import re
+import signal
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
 
+from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.nn import PolicyNet, save_checkpoint
 from hanamikoji_env.stats import bradley_terry, wilson
-from hanamikoji_env.tournament import SCHEMA, _worker, main, parse_player, run_tournament
+from hanamikoji_env.tournament import SCHEMA, _worker, main, run_tournament
 
 
 @pytest.mark.parametrize(
@@ -67,8 +72,15 @@ def test_bradley_terry_prior_keeps_unbeaten_players_finite() -> None:
     [
         ("alphazero", "unknown player 'alphazero'"),
         ("search:depth=3", "bad option 'depth=3'"),
-        ("search:samples=many", "must be int"),
-        ("search:samples=0", ">= 1"),
+        ("search:samples=many", r"must be an int in \[1, 20000\], got 'many'"),
+        ("search:samples=0", r"samples of search must be an int in \[1, 20000\], got 0"),
+        ("search:samples=99999999999999999999", r"must be an int in \[1, 20000\], got '9999"),
+        ("search:samples=20001", r"in \[1, 20000\], got 20001"),
+        ("search:candidates=201", r"candidates of search must be an int in \[1, 200\]"),
+        ("search:samples=-3", "must be an int in"),
+        ("search:samples=1e3", "must be an int in"),
+        ("rollout:ckpt=x.pt,samples=5000", r"samples of rollout must be an int in \[1, 4096\]"),
+        ("search:" + "x" * 5000, "at most 4096 characters"),
         ("heuristic:samples=3", "options: none"),
         ("ckpt:", "needs a path"),
         ("ckpt:/no/such/file.pt", "does not exist"),
@@ -80,6 +92,15 @@ def test_bradley_terry_prior_keeps_unbeaten_players_finite() -> None:
 def test_bad_player_specs(spec: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         parse_player(spec)
+
+
+def test_bots_check_the_same_option_bounds_as_the_specs() -> None:
+    from hanamikoji_env.bots import SearchBot
+
+    for bad in ({"samples": 20_001}, {"candidates": 0}, {"samples": True}, {"samples": 2.5}):
+        with pytest.raises(ValueError, match="must be an int in"):
+            SearchBot(**bad)
+    assert SearchBot(samples=20_000, candidates=200).samples == 20_000
 
 
 def test_good_player_specs(tmp_path) -> None:
@@ -175,8 +196,74 @@ def test_first_only_plays_the_first_player_against_the_field() -> None:
 def test_pool_workers_give_torch_one_thread() -> None:
     """A worker's torch (imported after the pool initializer) runs one thread: workers are one per core."""
     code = (
-        "from hanamikoji_env.tournament import _one_thread; _one_thread(); "
+        "from hanamikoji_env.tournament import _init_worker; _init_worker(); "
         "import torch; print(torch.get_num_threads())"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "1"
+
+
+@pytest.mark.parametrize("kind", ["file", "unwritable"])
+def test_a_bad_out_folder_is_refused_before_the_first_game(tmp_path, capsys, monkeypatch, kind) -> None:
+    import hanamikoji_env.tournament as t
+
+    out = tmp_path / "results"
+    if kind == "file":
+        out.write_text("I am a file")
+        expected = "exists and is not a folder"
+    else:
+        out.mkdir()
+        out.chmod(0o500)
+        expected = "is not a writable folder"
+        if os.access(out, os.W_OK):  # root ignores permission bits: a path under a file then
+            out = tmp_path / "file" / "results"
+            (tmp_path / "file").write_text("x")
+            expected = "is not a writable folder"
+    monkeypatch.setattr(t, "run_tournament", lambda *a, **k: pytest.fail("games were played"))
+    with pytest.raises(SystemExit) as e:
+        main(["--players", "random", "heuristic", "--games", "10", "--out", str(out)])
+    assert e.value.code == 2 and expected in capsys.readouterr().err
+
+
+def test_ctrl_c_stops_the_tournament_within_seconds_and_leaves_no_workers(tmp_path) -> None:
+    """SIGINT to the whole process group, as a terminal's Ctrl-C sends it: one line, exit 130,
+    nothing written, every worker gone."""
+    marker = f"hanamikoji-test-{os.getpid()}-{time.time_ns()}"
+    out = tmp_path / "eval"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hanamikoji_env.tournament", "--players", "search:samples=400", "heuristic",
+         "--games", "2000", "--workers", "2", "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        env={**os.environ, "HANAMIKOJI_TEST_MARKER": marker},
+    )  # fmt: skip
+    time.sleep(8)  # the workers have started and are playing
+    assert len(_processes_with(marker)) >= 3, "the workers did not start"
+    assert proc.poll() is None
+    start = time.monotonic()
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    took = time.monotonic() - start
+    assert proc.returncode == 130 and took < 5, (proc.returncode, took, err)
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    lines = [line for line in err.splitlines() if line.strip() and "game/s" not in line and "%|" not in line]
+    assert len(lines) == 1 and re.fullmatch(
+        rf"interrupted: \d+ of 2000 games played; nothing was written to {re.escape(str(out))}", lines[0]
+    ), err
+    assert not (out / "results.json").exists()
+    time.sleep(0.5)
+    assert _processes_with(marker) == []
+
+
+def _processes_with(marker: str) -> list[int]:
+    """Pids of live processes whose environment holds ``marker``."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                if marker.encode() in f.read():
+                    with open(f"/proc/{pid}/stat") as st:
+                        if st.read().split(") ")[-1][0] != "Z":
+                            found.append(int(pid))
+        except OSError:
+            continue
+    return found

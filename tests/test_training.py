@@ -14,7 +14,7 @@ from hanamikoji_env.nn import load_checkpoint
 from hanamikoji_env.stats import wilson
 from hanamikoji_env.vector import VectorHanamikoji, random_actions
 from training.config import Config, load_config
-from training.ppo import CHECKPOINT, POLICY, Trainer, gae, train
+from training.ppo import CHECKPOINT, POLICY, Trainer, TrainingDivergedError, gae, train
 from training.train import main as train_main
 
 TINY = {
@@ -37,10 +37,26 @@ def test_config_from_yaml_with_overrides(tmp_path) -> None:
     [
         ("num_env: 8\n", [], "unknown keys \\['num_env'\\]"),
         ("num_envs: eight\n", [], "num_envs must be int"),
-        ("num_envs: 0\n", [], "num_envs must be >= 1"),
-        ("gamma: 1.5\n", [], "gamma must be in"),
+        ("num_envs: 0\n", [], r"num_envs must be a finite number in \[1, 65536\], got 0"),
+        ("gamma: 1.5\n", [], r"gamma must be a finite number in \[0, 1\]"),
+        ("ent_coef: .inf\n", [], r"ent_coef must be a finite number in \[0, 1\], got inf"),
+        ("learning_rate: .nan\n", [], r"learning_rate must be a finite number in \(0, 1\], got nan"),
+        ("learning_rate: 0\n", [], r"learning_rate must be a finite number in \(0, 1\]"),
+        ("target_kl: -1\n", [], r"target_kl must be a finite number in \(0, 10\], got -1"),
+        (f"seed: {2**64 + 5}\n", [], r"seed must be a finite number in \[0, 4.29497e\+09\]"),
+        ("max_grad_norm: .inf\n", [], "max_grad_norm must be a finite number"),
+        ("hidden: 100000000\n", [], r"hidden must be a finite number in \[1, 4096\]"),
+        ("num_envs: 65536\nrollout_steps: 4096\n", [], "num_envs \\* rollout_steps must be at most"),
+        ("bot_shares: {random: .nan}\n", [], r"bot_shares must be in \[0, 1\]"),
+        ("", ["shaping=-1"], "shaping must be a finite number"),
+        ("", ["round_limit=0"], "round_limit must be a finite number"),
         ("bot_shares: {alphazero: 0.1}\n", [], "bot_shares: bad bot 'alphazero'"),
-        ("bot_shares: {'search:samples=0': 0.1}\n", [], "samples of search must be >= 1"),
+        ("bot_shares: {'search:samples=0': 0.1}\n", [], r"samples of search must be an int in \[1, 20000\]"),
+        (
+            "bot_shares: {'search:samples=99999999999999999999': 0.1}\n",
+            [],
+            "samples of search must be an int",
+        ),
         ("bot_shares: {'ckpt:checkpoints/ppo_selfplay.pt': 0.1}\n", [], "checkpoints are not supported"),
         ("eval_bots: ['rollout:ckpt=checkpoints/ppo_selfplay.pt']\n", [], "checkpoints are not supported"),
         ("eval_bots: [random, minimax]\n", [], "eval_bots: bad bot 'minimax'"),
@@ -59,6 +75,41 @@ def test_config_errors(tmp_path, text, overrides, message) -> None:
     path.write_text(text)
     with pytest.raises(ValueError, match=message):
         load_config(path, overrides)
+
+
+ALIAS_BOMB = (
+    "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+    + "".join(
+        f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
+        for p, c in zip("abcdefgh", "bcdefghi", strict=True)
+    )
+    + "bot_shares: {*i: 0.1}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "overrides", "message"),
+    [
+        (ALIAS_BOMB, [], r"not valid YAML: aliases \(\*name\) are not allowed"),
+        ("", ["eval_bots=[&a random, *a]"], "aliases"),
+        ("eval_bots: [" + ", ".join(["random"] * 40) + "]\n", [], "eval_bots may hold at most 32 entries"),
+        ("bot_shares: {" + ", ".join(f"b{i}: 0.01" for i in range(40)) + "}\n", [], "at most 32 entries"),
+        ("run_name: [" + ", ".join(["x" * 100] * 30) + "]\n", [], "run_name must be"),
+    ],
+)
+def test_hostile_configs_are_refused_quickly_with_short_messages(tmp_path, text, overrides, message) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=message) as caught:
+        load_config(path, overrides)
+    assert len(str(caught.value)) < 1000
+
+
+def test_oversized_config_files_are_refused_unread(tmp_path) -> None:
+    path = tmp_path / "big.yaml"
+    path.write_text("# padding\n" * 200_000)
+    with pytest.raises(ValueError, match="larger than 1048576 bytes"):
+        load_config(path)
 
 
 def test_shipped_configs_load() -> None:
@@ -209,6 +260,86 @@ def test_cli_errors(tmp_path, capsys) -> None:
     with pytest.raises(SystemExit):
         train_main([f"init_from={tmp_path / 'junk.pt'}", f"runs_dir={tmp_path}"])
     assert "not a readable checkpoint" in capsys.readouterr().err
+
+
+def test_a_diverging_run_stops_with_a_clear_error_and_keeps_its_last_good_checkpoint(
+    tmp_path, monkeypatch
+) -> None:
+    cfg = Config.from_dict({**TINY, "runs_dir": str(tmp_path)})
+    collect = Trainer.collect
+    calls = []
+
+    def poisoned(self):
+        buf = collect(self)
+        calls.append(1)
+        if len(calls) == 3:  # the third update's advantages are NaN
+            buf["advantage"][:] = np.nan
+        return buf
+
+    monkeypatch.setattr(Trainer, "collect", poisoned)
+    with pytest.raises(
+        TrainingDivergedError,
+        match=r"the loss became nan at update 3; stopped without saving it\. "
+        r"The last good checkpoint is .*checkpoint.pt \(update 2\)",
+    ):
+        train(cfg, tmp_path / "d", progress=False, stop_after=5)
+    data = load_checkpoint(tmp_path / "d" / CHECKPOINT)
+    assert data["update"] == 2 and all(torch.isfinite(v).all() for v in data["state_dict"].values())
+    assert load_checkpoint(tmp_path / "d" / POLICY)["update"] == 2
+
+
+def test_the_cli_reports_a_diverged_run_in_one_line(tmp_path, monkeypatch, capsys) -> None:
+    collect = Trainer.collect
+
+    def nan_collect(self):
+        buf = collect(self)
+        buf["advantage"][:] = np.nan
+        return buf
+
+    monkeypatch.setattr(Trainer, "collect", nan_collect)
+    args = [f"{k}={v}" for k, v in TINY.items() if k != "bot_shares"]
+    with pytest.raises(SystemExit) as caught:
+        train_main(["--no-progress", f"runs_dir={tmp_path}", *args])
+    err = capsys.readouterr().err
+    assert caught.value.code == 1 and "Traceback" not in err
+    assert err.strip().startswith("error: the loss became nan at update 1") and "(none was saved yet)" in err
+
+
+def test_stale_temporary_files_of_a_killed_save_are_cleaned_on_start_and_resume(tmp_path) -> None:
+    cfg = Config.from_dict({**TINY, "runs_dir": str(tmp_path)})
+    run = tmp_path / "t"
+    run.mkdir()
+    mine = [run / "checkpoint.ptx1y2z3.tmp", run / "policy.pt_ab.tmp"]
+    other = [run / "notes.tmp", run / "results.json.tmp"]
+    for p in mine + other:
+        p.write_bytes(b"x" * 100)
+    train(cfg, run, progress=False, stop_after=1)
+    assert not any(p.exists() for p in mine) and all(p.exists() for p in other)
+    (run / "checkpoint.pt0.tmp").write_bytes(b"half a checkpoint")
+    train(cfg, run, resume=True, progress=False, stop_after=1)
+    assert not (run / "checkpoint.pt0.tmp").exists()
+
+
+def test_resume_errors_are_one_line_usage_errors(tmp_path, capsys) -> None:
+    cfg = Config.from_dict({**TINY, "runs_dir": str(tmp_path), "run_name": "r"})
+    run = tmp_path / "r"
+    train(cfg, run, progress=False, stop_after=1)
+    (run / "config.json").write_text((run / "config.json").read_text().replace('"seed": 0', '"seed": 5'))
+    with pytest.raises(SystemExit) as caught:
+        train_main(["--resume", str(run)])
+    err = capsys.readouterr().err
+    assert caught.value.code == 2 and "Traceback" not in err
+    assert "was written with another config" in err and "differs in ['seed']" in err and "edited" in err
+    (run / "config.json").write_text("{not json")
+    with pytest.raises(SystemExit):
+        train_main(["--resume", str(run)])
+    assert f"{run / 'config.json'} is not valid JSON" in capsys.readouterr().err
+    (run / "config.json").write_text(json.dumps(cfg.to_dict()))
+    blob = (run / CHECKPOINT).read_bytes()
+    (run / CHECKPOINT).write_bytes(blob[: len(blob) // 2])
+    with pytest.raises(SystemExit):
+        train_main(["--resume", str(run)])
+    assert "is not a readable checkpoint" in capsys.readouterr().err
 
 
 def test_learning_beats_random() -> None:

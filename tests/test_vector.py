@@ -114,16 +114,45 @@ def test_step_before_reset_and_bad_arguments() -> None:
     ("decks", "message"),
     [
         ([[DECK_1]], r"one list of decks per env \(2\), got 1"),
-        ([[DECK_1], [DECK_1[:-1]]], r"decks\[1\] must be a list of decks of 21"),
-        ([[DECK_1], [[*DECK_1[:-1], 7]]], "outside 0..6"),
+        ([[DECK_1], [DECK_1[:-1]]], r"decks\[1\]\[0\] \(round 1\): a deck must hold 21 cards, got 20"),
+        ([[DECK_1], [[*DECK_1[:-1], 7]]], r"decks\[1\]\[0\] \(round 1\): deck\[20\] = 7 is not a geisha id"),
         ([[DECK_1], [DECK_1, [0] * 21]], r"decks\[1\]\[1\] \(round 2\).*got counts"),
         ("abc", "list of 2 lists of decks"),
+        ([[DECK_1], 5], r"decks\[1\] must be a list of decks \(each 21 geisha ids\), got int"),
+        ([None, [DECK_1]], r"decks\[0\] must be a list of decks \(each 21 geisha ids\), got NoneType"),
+        (
+            [[DECK_1], [DECK_1, DECK_1[:-1]]],
+            r"decks\[1\]\[1\] \(round 2\): a deck must hold 21 cards, got 20",
+        ),
+        (
+            [[DECK_1], np.array([DECK_1], dtype=np.float64)],
+            r"decks\[1\]\[0\] \(round 1\): deck\[0\] = .* not a geisha id",
+        ),
+        (
+            [[DECK_1], [5]],
+            r"decks\[1\]\[0\] \(round 1\): a deck must be a sequence of 21 geisha ids, got int",
+        ),
     ],
 )
 def test_bad_decks(decks, message) -> None:
-    v = VectorHanamikoji(2)
+    v = VectorHanamikoji(2, seed=4)
+    v.reset()
+    before = v.get_state()
     with pytest.raises(ValueError, match=message):
-        v.reset(decks=decks)
+        v.reset(seed=9, decks=decks)
+    after = v.get_state()  # a rejected reset changed nothing, the generator included
+    assert after["rng"] == before["rng"] and np.array_equal(after["rows"], before["rows"])
+
+
+def test_out_of_range_actions_are_reported_as_given() -> None:
+    v = VectorHanamikoji(2, seed=0)
+    _, mask, _ = v.reset()
+    actions = random_actions(mask, np.random.default_rng(0)).astype(np.uint64)
+    actions[1] = np.uint64(2**63)
+    with pytest.raises(
+        ValueError, match=r"illegal actions in 1 envs, nothing was stepped: env 1: action 9223372036854775808"
+    ):
+        v.step(actions)
 
 
 def test_scripted_decks_apply_to_the_first_game_only_and_ragged_lists_work() -> None:
@@ -165,12 +194,36 @@ def test_gymnasium_vector_adapter() -> None:
     rng = np.random.default_rng(0)
     finished = 0
     for _ in range(400):
+        acting = obs["to_play"]
         obs, rewards, terminated, truncated, info = env.step(random_actions(obs["action_mask"], rng))
-        assert rewards.shape == (8, 2) and not truncated.any()
-        assert (rewards.sum(axis=1) == 0).all()
+        assert rewards.shape == (8,) and not truncated.any()
+        both = info["rewards"]
+        assert both.shape == (8, 2) and (both.sum(axis=1) == 0).all()
+        assert np.array_equal(info["acting_seat"], acting)
+        assert np.array_equal(rewards, both[np.arange(8), acting])  # the reward of the seat that acted
+        assert (rewards[~terminated] == 0).all() and (np.abs(rewards[terminated]) == 1).all()
         finished += int(terminated.sum())
+        assert np.array_equal(info["_winner"], terminated)
         assert set(np.unique(info["winner"][terminated])) <= {-1, 0, 1}
     assert finished > 20
+
+
+def test_gymnasium_vector_adapter_runs_under_the_standard_vector_wrappers() -> None:
+    from gymnasium.wrappers.vector import NormalizeReward, RecordEpisodeStatistics
+
+    env = NormalizeReward(RecordEpisodeStatistics(HanamikojiVectorEnv(8, seed=0)), gamma=1.0)
+    obs, _ = env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    episodes = []
+    for _ in range(300):
+        obs, rewards, terminated, _, info = env.step(random_actions(obs["action_mask"], rng))
+        assert rewards.shape == (8,) and np.isfinite(rewards).all()
+        if "episode" in info:
+            ended = info["_episode"]
+            assert np.array_equal(ended, terminated)
+            episodes += info["episode"]["l"][ended].tolist()
+    # a game is about 66 decisions: the recorded lengths are whole games
+    assert len(episodes) > 20 and 30 < np.mean(episodes) < 150
 
 
 def test_search_simulator_matches_the_engine() -> None:

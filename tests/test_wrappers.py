@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
@@ -9,7 +11,7 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 from hanamikoji_env.bots import HeuristicBot, RandomBot
 from hanamikoji_env.nn import PolicyNet, save_checkpoint
 from hanamikoji_env.stats import wilson
-from hanamikoji_env.wrappers import SingleAgentEnv
+from hanamikoji_env.wrappers import OpponentError, SingleAgentEnv
 
 
 @pytest.mark.parametrize("seat", ["random", 0, 1])
@@ -118,8 +120,34 @@ def test_illegal_and_bad_actions() -> None:
         with pytest.raises(ValueError, match="action must be an int"):
             strict.step(bad)
     strict.step(np.array(int(np.flatnonzero(strict.action_masks())[0])))  # 0-d integer arrays are fine
-    with pytest.raises(ValueError, match="learner_seat"):
-        SingleAgentEnv("random", learner_seat=2)
+    for seat in (2, True, False, 0.0, 1.0, "0", None):
+        with pytest.raises(ValueError, match="learner_seat"):
+            SingleAgentEnv("random", learner_seat=seat)
+    SingleAgentEnv("random", learner_seat=np.int64(1)).reset(seed=0)
+
+
+def test_an_opponent_that_fails_is_an_error_not_a_learner_loss() -> None:
+    calls = []
+
+    def flaky(obs: dict) -> int:
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyError("boom")
+        return int(np.flatnonzero(obs["action_mask"])[0])
+
+    env = SingleAgentEnv(flaky, learner_seat=0)
+    env.reset(seed=0)
+    with pytest.raises(OpponentError, match=r"the opponent .* failed \(KeyError: 'boom'\).*call reset\(\)"):
+        while True:
+            env.step(int(np.flatnonzero(env.action_masks())[0]))
+    # the learner is not scored for it: the episode is over until reset, not lost
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+    env.reset(seed=1)
+    assert env.action_masks().any()
+    cheater = SingleAgentEnv(lambda obs: int(np.flatnonzero(obs["action_mask"] == 0)[0]), learner_seat=1)
+    with pytest.raises(OpponentError, match="illegal action"):
+        cheater.reset(seed=0)  # the opponent moves first and picks an illegal move
 
 
 def test_render_shows_the_learners_view() -> None:
@@ -150,7 +178,7 @@ def test_maskable_ppo_beats_random_after_a_short_run(tmp_path) -> None:
     assert wilson(wins, 300)[0] > 0.55, wins
     # the saved zip plays through the tournament's ckpt: spec (loaded without unpickling code)
     model.save(tmp_path / "m.zip")
-    from hanamikoji_env.tournament import parse_player
+    from hanamikoji_env.bots.spec import parse_player
 
     bot = parse_player(f"ckpt:{tmp_path / 'm.zip'}").make(seed=0)
     total, _ = play_episode(SingleAgentEnv(bot), np.random.default_rng(0), seed=3)
@@ -175,3 +203,23 @@ def test_train_sb3_script_end_to_end(tmp_path) -> None:
     assert json.loads((run / "summary.json").read_text())["timesteps"] == summary["timesteps"] >= 1024
     assert (run / "eval" / "results.json").is_file()
     assert 0 <= summary["evaluate_policy_vs_random"] <= 1
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("learning_rate=.nan", r"learning_rate must be a finite number in \(0, 1\], got nan"),
+        ("ent_coef=.inf", "ent_coef must be a finite number"),
+        (f"seed={2**64}", "seed must be a finite number"),
+        ("net_arch=[100000000]", "net_arch must be"),
+        ("opponents={random: .nan}", r"opponents: shares in \[0, 1\]"),
+        ("eval_bots=[&a random, *a]", "aliases"),
+    ],
+)
+def test_train_sb3_config_errors_are_usage_errors(override, message, capsys) -> None:
+    from training.train_sb3 import main
+
+    with pytest.raises(SystemExit) as caught:
+        main(["--config", "configs/sb3_maskable_ppo.yaml", override])
+    assert caught.value.code == 2
+    assert re.search(message, capsys.readouterr().err)

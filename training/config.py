@@ -6,13 +6,84 @@ Unknown keys, wrong types and out-of-range values are errors that name the key.
 from __future__ import annotations
 
 import dataclasses
+import math
+import reprlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from hanamikoji_env.tournament import parse_player
+from hanamikoji_env.bots.spec import parse_player
+from hanamikoji_env.nn import MAX_HIDDEN, MAX_LAYERS
+
+MAX_CONFIG_BYTES = 1 << 20
+"""A config file larger than this (1 MiB) is refused unread."""
+MAX_ITEMS = 32
+"""At most this many entries in a list or mapping value (bot_shares, eval_bots, ...)."""
+MAX_ROLLOUT = 1 << 21
+"""At most this many decisions per rollout (num_envs * rollout_steps): about 1 GB of buffers."""
+
+Range = tuple[float, float, bool]
+"""``(low, high, low_is_open)``: a value must be finite and in ``[low, high]`` (``(low, high]``)."""
+
+RANGES: dict[str, Range] = {
+    "seed": (0, 2**32 - 1, False),
+    "total_decisions": (1, 10**12, False),
+    "torch_threads": (1, 256, False),
+    "round_limit": (1, 1000, False),
+    "num_envs": (1, 65536, False),
+    "rollout_steps": (1, 4096, False),
+    "learning_rate": (0, 1, True),
+    "gamma": (0, 1, False),
+    "gae_lambda": (0, 1, False),
+    "update_epochs": (1, 100, False),
+    "num_minibatches": (1, 4096, False),
+    "clip_coef": (0, 10, True),
+    "ent_coef": (0, 1, False),
+    "vf_coef": (0, 100, False),
+    "max_grad_norm": (0, 1e6, True),
+    "target_kl": (0, 10, True),
+    "shaping": (0, 100, False),
+    "critic_warmup": (0, 10**6, False),
+    "hidden": (1, MAX_HIDDEN, False),
+    "layers": (1, MAX_LAYERS, False),
+    "pool_share": (0, 1, False),
+    "snapshot_every": (1, 10**6, False),
+    "pool_size": (1, 1000, False),
+    "eval_every": (0, 10**6, False),
+    "eval_games": (1, 10**6, False),
+    "checkpoint_every": (1, 10**6, False),
+}
+"""The allowed range of every numeric key of :class:`Config`."""
+
+
+def short(value: Any, limit: int = 80) -> str:
+    """A bounded ``repr`` for error messages (a config value can be huge)."""
+    return clip(repr(value) if not isinstance(value, (dict, list, tuple, str)) else _REPR.repr(value), limit)
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+_REPR = reprlib.Repr()  # Python 3.11's Repr takes no keyword arguments
+_REPR.maxlevel, _REPR.maxdict, _REPR.maxlist, _REPR.maxtuple, _REPR.maxstring = 2, 6, 6, 6, 60
+
+
+def check_ranges(obj: Any, ranges: dict[str, Range]) -> None:
+    """Raise ``ValueError`` naming the first numeric key of ``obj`` that is non-finite or out of range."""
+    for name, (low, high, low_open) in ranges.items():
+        value = getattr(obj, name)
+        if value is None:  # an optional key left unset (round_limit, target_kl)
+            continue
+        inside = (low < value if low_open else low <= value) and value <= high  # False for NaN
+        if not inside or not math.isfinite(value):
+            bracket = "(" if low_open else "["
+            raise ValueError(
+                f"{name} must be a finite number in {bracket}{low:g}, {high:g}], got {short(value)}"
+            )
 
 
 @dataclass
@@ -81,49 +152,35 @@ class Config:
     checkpoint_every: int = 20
 
     def validate(self) -> Config:
-        positive = [
-            "total_decisions", "torch_threads", "num_envs", "rollout_steps", "update_epochs",
-            "num_minibatches", "hidden", "layers", "snapshot_every", "pool_size", "eval_games", "checkpoint_every",
-        ]  # fmt: skip
-        for name in positive:
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
-        for name in ("gamma", "gae_lambda", "pool_share"):
-            if not 0 <= getattr(self, name) <= 1:
-                raise ValueError(f"{name} must be in [0, 1], got {getattr(self, name)}")
-        for name in ("learning_rate", "clip_coef", "max_grad_norm"):
-            if getattr(self, name) <= 0:
-                raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
-        for name in ("ent_coef", "vf_coef", "eval_every", "seed", "shaping"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+        check_ranges(self, RANGES)
         if self.critic not in ("policy", "oracle"):
             raise ValueError(f"critic must be 'policy' or 'oracle', got {self.critic!r}")
-        if self.critic_warmup < 0:
-            raise ValueError(f"critic_warmup must be >= 0, got {self.critic_warmup}")
-        if self.round_limit is not None and self.round_limit < 1:
-            raise ValueError(f"round_limit must be null or >= 1, got {self.round_limit}")
         for key in ("bot_shares", "eval_bots"):
+            if len(getattr(self, key)) > MAX_ITEMS:
+                raise ValueError(f"{key} may hold at most {MAX_ITEMS} bots, got {len(getattr(self, key))}")
             for spec in getattr(self, key):
                 try:
-                    if spec.startswith(("ckpt:", "rollout:")):  # refused before parse_player loads a file
+                    if parse_player(spec, load=False).loads_a_file:
                         raise ValueError("checkpoints are not supported here")
-                    parse_player(spec)
                 except ValueError as e:
                     raise ValueError(
-                        f"{key}: bad bot {spec!r}: {e}; use random, heuristic or search[:options]"
+                        f"{key}: bad bot {short(spec)}: {e}; use random, heuristic or search[:options]"
                     ) from None
         if (
-            any(v < 0 for v in self.bot_shares.values())
+            not all(0 <= v <= 1 for v in self.bot_shares.values())  # also refuses NaN
             or self.pool_share + sum(self.bot_shares.values()) > 1
         ):
-            raise ValueError("pool_share and bot_shares must be >= 0 and add up to at most 1")
+            raise ValueError("pool_share and bot_shares must be in [0, 1] and add up to at most 1")
+        if self.num_envs * self.rollout_steps > MAX_ROLLOUT:
+            raise ValueError(
+                f"num_envs * rollout_steps must be at most {MAX_ROLLOUT:,} decisions per rollout"
+            )
         if (self.num_envs * self.rollout_steps) % self.num_minibatches:
             raise ValueError("num_envs * rollout_steps must be divisible by num_minibatches")
         if self.init_from is not None and not Path(self.init_from).is_file():
             raise ValueError(f"init_from: {self.init_from} does not exist")
-        if not self.run_name or "/" in self.run_name:
-            raise ValueError(f"run_name must be a plain folder name, got {self.run_name!r}")
+        if not self.run_name or "/" in self.run_name or len(self.run_name) > 200:
+            raise ValueError(f"run_name must be a plain folder name, got {short(self.run_name)}")
         return self
 
     def to_dict(self) -> dict[str, Any]:
@@ -141,7 +198,7 @@ def dataclass_from_dict(cls: type, data: dict[str, Any], source: str) -> Any:
     fields = {f.name: f for f in dataclasses.fields(cls)}
     unknown = sorted(set(data) - set(fields))
     if unknown:
-        raise ValueError(f"{source}: unknown keys {unknown}; known: {sorted(fields)}")
+        raise ValueError(f"{source}: unknown keys {short(unknown)}; known: {sorted(fields)}")
     defaults = cls()
     values = {
         key: _coerce(key, value, getattr(defaults, key), fields[key].type, source)
@@ -159,6 +216,8 @@ def _coerce(key: str, value: Any, default: Any, annotation: Any, source: str) ->
     if isinstance(default, bool) or "bool" in str(annotation):
         if isinstance(value, bool):
             return value
+    elif isinstance(value, (dict, list)) and len(value) > MAX_ITEMS:
+        raise ValueError(f"{source}: {key} may hold at most {MAX_ITEMS} entries, got {len(value)}")
     elif isinstance(default, dict):
         if isinstance(value, dict) and all(
             isinstance(v, (int, float)) and not isinstance(v, bool) for v in value.values()
@@ -176,7 +235,7 @@ def _coerce(key: str, value: Any, default: Any, annotation: Any, source: str) ->
             return value
     elif "str" in str(annotation) and isinstance(value, str):
         return value
-    raise ValueError(f"{source}: {key} must be {annotation}, got {value!r}")
+    raise ValueError(f"{source}: {key} must be {annotation}, got {short(value)}")
 
 
 def load_config(path: str | Path | None, overrides: list[str] | None = None) -> Config:
@@ -192,18 +251,34 @@ def read_yaml(path: str | Path | None, overrides: list[str] | None = None) -> tu
         path = Path(path)
         if not path.is_file():
             raise ValueError(f"config file {path} does not exist")
+        if path.stat().st_size > MAX_CONFIG_BYTES:
+            raise ValueError(f"config file {path} is larger than {MAX_CONFIG_BYTES} bytes")
         try:
-            data = yaml.safe_load(path.read_text()) or {}
+            data = parse_yaml(path.read_text()) or {}
         except yaml.YAMLError as e:
-            raise ValueError(f"config file {path} is not valid YAML: {e}") from None
+            raise ValueError(f"config file {path} is not valid YAML: {clip(str(e), 300)}") from None
         if not isinstance(data, dict):
             raise ValueError(f"config file {path} must hold a mapping of hyperparameters")
     for item in overrides or []:
         key, eq, raw = item.partition("=")
         if not eq or not key:
-            raise ValueError(f"override {item!r} must look like key=value")
+            raise ValueError(f"override {short(item)} must look like key=value")
         try:
-            data[key] = yaml.safe_load(raw)
+            data[key] = parse_yaml(raw)
         except yaml.YAMLError as e:
-            raise ValueError(f"override {item!r}: bad value ({e})") from None
+            raise ValueError(f"override {short(item)}: bad value ({clip(str(e), 300)})") from None
     return data, str(path) if path else "config"
+
+
+class _NoAliasLoader(yaml.SafeLoader):
+    """PyYAML's safe loader without aliases: ``*name`` could expand a few bytes into gigabytes."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            raise yaml.YAMLError(f"aliases (*name) are not allowed in configs{self.peek_event().start_mark}")
+        return super().compose_node(parent, index)
+
+
+def parse_yaml(text: str) -> Any:
+    """YAML text as Python data, with the safe loader and no aliases."""
+    return yaml.load(text, Loader=_NoAliasLoader)

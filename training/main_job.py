@@ -14,7 +14,8 @@ import argparse
 import time
 from pathlib import Path
 
-from hanamikoji_env.tournament import format_table, parse_player, run_tournament, write_outputs
+from hanamikoji_env.bots.spec import parse_player
+from hanamikoji_env.tournament import format_table, run_tournament, write_outputs
 from training.config import load_config
 from training.ppo import POLICY, train
 

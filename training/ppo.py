@@ -44,16 +44,28 @@ from torch import nn
 
 from hanamikoji_env.bots import RandomBot, SearchBot
 from hanamikoji_env.bots.base import Bot
-from hanamikoji_env.nn import PolicyNet, load_checkpoint, policy_from, save_checkpoint, tanh_layers, widen
+from hanamikoji_env.bots.spec import parse_player
+from hanamikoji_env.nn import (
+    PolicyNet,
+    load_checkpoint,
+    policy_from,
+    remove_stale_temporaries,
+    save_checkpoint,
+    tanh_layers,
+    widen,
+)
 from hanamikoji_env.observation import OBS_HIGH, OBS_SIZE
 from hanamikoji_env.rules import VALUES
-from hanamikoji_env.tournament import parse_player
 from hanamikoji_env.vector import VectorHanamikoji, random_actions
 from training.config import Config
 from training.selfplay import SELF, OpponentPool, OpponentSchedule
 
 CHECKPOINT = "checkpoint.pt"
 POLICY = "policy.pt"
+
+
+class TrainingDivergedError(RuntimeError):
+    """The loss or the weights became non-finite; nothing of the failed update was saved."""
 
 
 def make_bot(spec: str, seed: int, round_limit: int | None) -> Bot:
@@ -126,6 +138,8 @@ class Trainer:
         self.schedule = OpponentSchedule(cfg.pool_share, cfg.bot_shares)
         self.bots = {name: make_bot(name, cfg.seed, cfg.round_limit) for name in self.schedule.bots}
         self.update = 0
+        self.saved_update = 0
+        """The update of the newest checkpoint on disk."""
         self.decisions = 0
         self.games = 0
         self.obs, self.mask, self.to_play = self.engine.reset()
@@ -295,6 +309,8 @@ class Trainer:
                 entropy = -(logp_all.exp() * logp_all).sum(-1).mean()
                 value_loss = cfg.vf_coef * (v_loss + own_value_loss)
                 loss = value_loss if warmup else pg_loss - cfg.ent_coef * entropy + value_loss
+                if not torch.isfinite(loss):  # stop before the optimizer spreads it into the weights
+                    raise TrainingDivergedError(f"the loss became {loss.item()} at update {self.update + 1}")
                 self.optimizer.zero_grad()
                 if self.critic is not None:
                     self.critic_optimizer.zero_grad()
@@ -319,6 +335,8 @@ class Trainer:
                 and np.mean(stats["approx_kl"][-cfg.num_minibatches :]) > cfg.target_kl
             ):
                 break
+        if not all(torch.isfinite(p).all() for p in self.model.parameters()):
+            raise TrainingDivergedError(f"the weights became non-finite at update {self.update + 1}")
         out = {k: float(np.mean(v)) for k, v in stats.items()}
         y, pred = data["return"].numpy(), data["value"].numpy()
         var = float(np.var(y))
@@ -388,11 +406,10 @@ class Trainer:
             ),
         )
         save_checkpoint(self.run_dir / POLICY, self.model, **common)
+        self.saved_update = self.update
 
     def restore(self) -> None:
-        data = load_checkpoint(self.run_dir / CHECKPOINT)
-        if data.get("config") != self.cfg.to_dict():
-            raise ValueError(f"{self.run_dir / CHECKPOINT} was written with another config")
+        data = check_resumable(self.cfg, self.run_dir)
         self.model.load_state_dict(data["state_dict"])
         self.optimizer.load_state_dict(data["optimizer"])
         self.gen.set_state(data["torch_generator"])
@@ -409,7 +426,21 @@ class Trainer:
             self.critic.load_state_dict(data["critic"])
             self.critic_optimizer.load_state_dict(data["critic_optimizer"])
         self.update, self.decisions, self.games = data["update"], data["decisions"], data["games"]
+        self.saved_update = self.update
         self.last_eval = dict(data["last_eval"])
+
+
+def check_resumable(cfg: Config, run_dir: Path) -> dict[str, Any]:
+    """The run's ``checkpoint.pt``, checked (a ``CheckpointError``/``ValueError`` names the problem)."""
+    data = load_checkpoint(Path(run_dir) / CHECKPOINT)
+    if data.get("config") != cfg.to_dict():
+        saved = data.get("config") if isinstance(data.get("config"), dict) else {}
+        changed = sorted(k for k in cfg.to_dict() if saved.get(k) != getattr(cfg, k))
+        raise ValueError(
+            f"{Path(run_dir) / CHECKPOINT} was written with another config than {Path(run_dir) / 'config.json'} "
+            f"(differs in {changed[:8]}): was config.json edited?"
+        )
+    return data
 
 
 def train(
@@ -426,6 +457,8 @@ def train(
     else:
         run_dir.mkdir(parents=True, exist_ok=True)
         (run_dir / "config.json").write_text(json.dumps(cfg.to_dict(), indent=2))
+    for name in (CHECKPOINT, POLICY):
+        remove_stale_temporaries(run_dir / name)  # left by a save that was killed midway
     writer = SummaryWriter(str(run_dir / "tb"))
     bar = tqdm(total=cfg.total_decisions, initial=min(trainer.decisions, cfg.total_decisions), unit="dec",
                disable=not progress, smoothing=0.1)  # fmt: skip
@@ -433,7 +466,17 @@ def train(
     while trainer.decisions < cfg.total_decisions and (stop_after is None or updates_done < stop_after):
         start, before = time.perf_counter(), trainer.decisions
         buf = trainer.collect()
-        stats = trainer.learn(buf)
+        try:
+            stats = trainer.learn(buf)
+        except TrainingDivergedError as e:
+            bar.close()
+            writer.close()
+            kept = run_dir / CHECKPOINT
+            raise TrainingDivergedError(
+                f"{e}; stopped without saving it. The last good checkpoint is {kept}"
+                + (f" (update {trainer.saved_update})" if kept.is_file() else " (none was saved yet)")
+                + ": lower learning_rate / ent_coef, or check the config"
+            ) from None
         trainer.update += 1
         updates_done += 1
         if trainer.update % cfg.snapshot_every == 0:

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from training.config import Config, load_config
-from training.ppo import CHECKPOINT, POLICY, load_init_from, train
+from training.ppo import CHECKPOINT, POLICY, TrainingDivergedError, check_resumable, load_init_from, train
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -37,8 +37,13 @@ def main(argv: list[str] | None = None) -> None:
             saved = args.resume / "config.json"
             if not (args.resume / CHECKPOINT).is_file() or not saved.is_file():
                 raise ValueError(f"{args.resume} holds no {CHECKPOINT} and config.json to resume from")
-            cfg = Config.from_dict(json.loads(saved.read_text()), source=str(saved))
+            try:
+                data = json.loads(saved.read_text())
+            except (json.JSONDecodeError, UnicodeDecodeError) as e:
+                raise ValueError(f"{saved} is not valid JSON ({e}); it is the run's saved config") from None
+            cfg = Config.from_dict(data, source=str(saved))
             run_dir = args.resume
+            check_resumable(cfg, run_dir)  # a truncated checkpoint or an edited config: a usage error
         else:
             cfg = load_config(args.config, args.overrides)
             run_dir = Path(cfg.runs_dir) / cfg.run_name
@@ -50,13 +55,17 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(str(e))
     if args.stop_after is not None and args.stop_after < 1:
         parser.error(f"--stop-after must be >= 1, got {args.stop_after}")
-    trainer = train(
-        cfg,
-        run_dir,
-        resume=args.resume is not None,
-        progress=not args.no_progress,
-        stop_after=args.stop_after,
-    )
+    try:
+        trainer = train(
+            cfg,
+            run_dir,
+            resume=args.resume is not None,
+            progress=not args.no_progress,
+            stop_after=args.stop_after,
+        )
+    except TrainingDivergedError as e:
+        print(f"error: {e}", file=sys.stderr)
+        raise SystemExit(1) from None
     print(
         f"trained {trainer.decisions:,} decisions in {trainer.update} updates ({trainer.games:,} games); "
         f"greedy win rate vs random {trainer.last_eval.get('random', float('nan')):.3f}, "

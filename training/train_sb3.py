@@ -23,8 +23,27 @@ from typing import Any
 import numpy as np
 
 from hanamikoji_env.bots.base import Bot
-from hanamikoji_env.tournament import format_table, parse_player, run_tournament, write_outputs
-from training.config import dataclass_from_dict, read_yaml
+from hanamikoji_env.bots.spec import parse_player
+from hanamikoji_env.nn import MAX_HIDDEN, MAX_LAYERS
+from hanamikoji_env.tournament import format_table, run_tournament, write_outputs
+from training.config import Range, check_ranges, dataclass_from_dict, read_yaml, short
+
+SB3_RANGES: dict[str, Range] = {
+    "seed": (0, 2**32 - 1, False),
+    "total_timesteps": (1, 10**10, False),
+    "n_envs": (1, 256, False),
+    "n_steps": (1, 1 << 16, False),
+    "batch_size": (1, 1 << 20, False),
+    "n_epochs": (1, 100, False),
+    "learning_rate": (0, 1, True),
+    "gamma": (0, 1, False),
+    "gae_lambda": (0, 1, False),
+    "ent_coef": (0, 1, False),
+    "snapshot_every": (1, 10**10, False),
+    "eval_episodes": (1, 10**6, False),
+    "eval_games": (2, 10**6, False),
+}
+"""The allowed range of every numeric key of :class:`SB3Config`."""
 
 
 @dataclass
@@ -51,22 +70,19 @@ class SB3Config:
     """Mirrored games per pair in the final tournament."""
 
     def validate(self) -> SB3Config:
-        for name in (
-            "total_timesteps",
-            "n_envs",
-            "n_steps",
-            "batch_size",
-            "n_epochs",
-            "snapshot_every",
-            "eval_episodes",
-            "eval_games",
+        check_ranges(self, SB3_RANGES)
+        if (
+            not self.net_arch
+            or len(self.net_arch) > MAX_LAYERS
+            or not all(1 <= w <= MAX_HIDDEN for w in self.net_arch)
         ):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
-        unknown = set(self.opponents) - {"random", "heuristic", "search", "self"}
-        if unknown or not self.opponents or any(v < 0 for v in self.opponents.values()):
             raise ValueError(
-                f"opponents: shares >= 0 of random, heuristic, search, self; got {self.opponents}"
+                f"net_arch must be 1..{MAX_LAYERS} layer widths in [1, {MAX_HIDDEN}], got {short(self.net_arch)}"
+            )
+        unknown = set(self.opponents) - {"random", "heuristic", "search", "self"}
+        if unknown or not self.opponents or not all(0 <= v <= 1 for v in self.opponents.values()):
+            raise ValueError(
+                f"opponents: shares in [0, 1] of random, heuristic, search, self; got {short(self.opponents)}"
             )
         if sum(self.opponents.values()) <= 0:
             raise ValueError("opponents: the shares must not all be 0")

@@ -31,6 +31,7 @@ import torch
 
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.bots.search import determinize
+from hanamikoji_env.bots.spec import check_option
 from hanamikoji_env.nn import PolicyNet, load_policy
 from hanamikoji_env.observation import decode
 from hanamikoji_env.rules import FULL_DECK
@@ -58,8 +59,7 @@ class RolloutBot(Bot):
         round_limit: int | None = None,
     ) -> None:
         super().__init__(seed)
-        if samples < 1:
-            raise ValueError(f"samples must be >= 1, got {samples}")
+        check_option("rollout", "samples", samples)
         if margin < 0:
             raise ValueError(f"margin must be >= 0, got {margin}")
         self.model = policy if isinstance(policy, PolicyNet) else load_policy(policy)

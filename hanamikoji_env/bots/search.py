@@ -29,6 +29,7 @@ import numpy as np
 from hanamikoji_env.actions import CARD_BASE, COMPETITION, GIFT, SECRET, TRADEOFF
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.bots.heuristic import HeuristicBot, Position
+from hanamikoji_env.bots.spec import check_option
 from hanamikoji_env.observation import InfoSet, decode
 from hanamikoji_env.rules import Phase, State, cards_of, count_cards
 from hanamikoji_env.vector import ROLLOUT_STEPS, apply_sequences, rollout, row_outcomes, rows_from_states
@@ -46,8 +47,8 @@ class SearchBot(Bot):
         self, seed: int | None = 0, samples: int = 400, candidates: int = 10, round_limit: int | None = None
     ) -> None:
         super().__init__(seed)
-        if samples < 1 or candidates < 1:
-            raise ValueError(f"samples and candidates must be >= 1, got {samples}, {candidates}")
+        check_option("search", "samples", samples)
+        check_option("search", "candidates", candidates)
         self.samples = samples
         self.candidates = candidates
         self.round_limit = round_limit
