@@ -25,6 +25,8 @@ import signal
 import sys
 import tempfile
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from itertools import combinations
 from pathlib import Path
 from typing import Any
@@ -102,6 +104,14 @@ class Interrupted(KeyboardInterrupt):
         self.played, self.total = played, total
 
 
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Shut ``pool`` down now: queued tasks cancelled, running games ended mid-game."""
+    # the executor has no public way to end running tasks before Python 3.14's terminate_workers()
+    for process in list(getattr(pool, "_processes", {}).values()):
+        process.terminate()
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
 def _chunks(n: int, size: int) -> Iterator[list[int]]:
     for start in range(0, n, size):
         yield list(range(start, min(n, start + size)))
@@ -144,19 +154,25 @@ def run_tournament(
         if workers == 1:
             parts: Iterator[list[tuple[int, int, int, float, int]]] = map(_worker, tasks)
         else:
-            # spawn, not fork: a forked child of a process that has run torch can hang in torch
-            pool = multiprocessing.get_context("spawn").Pool(workers, initializer=_init_worker)
-            parts = pool.imap_unordered(_worker, tasks)
+            # spawn, not fork: a forked child of a process that has run torch can hang in torch.
+            # An executor, not multiprocessing.Pool: a worker that dies breaks the executor with an
+            # error, where a Pool silently replaces it and waits forever for its task.
+            pool = ProcessPoolExecutor(workers, multiprocessing.get_context("spawn"), _init_worker)
+            parts = (f.result() for f in as_completed([pool.submit(_worker, t) for t in tasks]))
         for part in parts:
             results += part
             bar.update(len(part))
     except KeyboardInterrupt:
         raise Interrupted(len(results), len(pairs) * games) from None
+    except BrokenProcessPool:
+        raise RuntimeError(
+            "a tournament worker process died (killed, out of memory, or a crash in a player); "
+            f"{len(results)} of {len(pairs) * games} games had finished, no results were kept"
+        ) from None
     finally:
         bar.close()
         if pool is not None:
-            pool.terminate()  # at once, also mid-game; a no-op for a pool that is done
-            pool.join()
+            _stop(pool)
     return summarise(names, pairs, sorted(results), games, seed, round_limit)
 
 
@@ -363,6 +379,9 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(130) from None
     except ImportError as e:
         parser.error(f"{e}: the tournament needs the eval extra, pip install 'hanamikoji-env[eval]'")
+    except RuntimeError as e:
+        print(f"error: {e}", file=sys.stderr)
+        raise SystemExit(1) from None
     except (ValueError, OSError) as e:
         parser.error(str(e))
     print(format_table(results))

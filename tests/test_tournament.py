@@ -15,7 +15,7 @@ import time
 import numpy as np
 import pytest
 
-from hanamikoji_env.bots.spec import parse_player
+from hanamikoji_env.bots.spec import PlayerSpec, parse_player
 from hanamikoji_env.nn import PolicyNet, save_checkpoint
 from hanamikoji_env.stats import bradley_terry, wilson
 from hanamikoji_env.tournament import SCHEMA, _worker, main, run_tournament
@@ -267,3 +267,18 @@ def _processes_with(marker: str) -> list[int]:
         except OSError:
             continue
     return found
+
+
+class DyingSpec(PlayerSpec):
+    """A player whose worker process dies as it builds the bot."""
+
+    def make(self, seed: int, round_limit: int | None = None):
+        os._exit(3)
+
+
+def test_a_worker_that_dies_is_an_error_not_a_hang() -> None:
+    players = [DyingSpec("dying", "random"), parse_player("random")]
+    start = time.monotonic()
+    with pytest.raises(RuntimeError, match=r"a tournament worker process died .* 0 of 8 games had finished"):
+        run_tournament(players, 8, workers=2, progress=False)
+    assert time.monotonic() - start < 60
