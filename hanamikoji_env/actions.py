@@ -23,6 +23,7 @@ from __future__ import annotations
 
 SECRET, TRADEOFF, GIFT, COMPETITION = 0, 1, 2, 3
 TOKEN_NAMES = ("Secret", "Trade-off", "Gift", "Competition")
+NUM_TOKENS = len(TOKEN_NAMES)
 TOKEN_SIZES = (1, 2, 3, 4)
 """Cards used by each token, indexed by token id."""
 

@@ -60,6 +60,14 @@ for a draw, which only a ``round_limit`` can produce.  After each scoring,
 enforcing, bounds checks, illegal-move termination) natively, without wrapper
 layers, so it is as fast as ``raw_env``.
 
+### Engine
+
+The game runs on the compiled engine of record (:mod:`hanamikoji_env.engine`):
+one int32 row, stepped by its kernels, observed by the one observation encoder
+(:func:`hanamikoji_env.observation.encode_row`).  ``game`` gives the same
+position as a readable :class:`~hanamikoji_env.rules.State` (for bots'
+tools, renders and tests).
+
 ### Version History
 
 * v0: Initial release.
@@ -76,13 +84,25 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from hanamikoji_env import rules
+from hanamikoji_env import engine, rules
 from hanamikoji_env.actions import NUM_ACTIONS, action_name
-from hanamikoji_env.observation import OBS_HIGH, OBS_SIZE, STATE_HIGH, encode, encode_state
+from hanamikoji_env.engine import C_PHASE, C_ROUND, C_TO_MOVE, C_WINNER, GAME_OVER, ROUND_OVER, WIDTH
+from hanamikoji_env.observation import (
+    OBS_HIGH,
+    OBS_SIZE,
+    STATE_HIGH,
+    encode_row,
+    encode_state,
+    play_and_observe,
+)
 from hanamikoji_env.render import render_text
-from hanamikoji_env.rules import Phase, State
+from hanamikoji_env.rules import DRAW, Phase, RoundSummary, State
 
 AGENTS = ("player_0", "player_1")
+_FULL_DECK = np.array(rules.FULL_DECK, dtype=np.int64)
+_SEATS = {agent: seat for seat, agent in enumerate(AGENTS)}
+_RETURNS = {0: (1.0, -1.0), 1: (-1.0, 1.0), DRAW: (0.0, 0.0)}
+"""Final rewards by seat for each winner (as :func:`hanamikoji_env.rules.returns`)."""
 _NEEDS_RESET = frozenset(
     {"agents", "rewards", "terminations", "truncations", "infos", "agent_selection", "_cumulative_rewards"}
 )
@@ -135,8 +155,17 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in AGENTS}
         self.state_space = spaces.Box(0.0, STATE_HIGH, STATE_HIGH.shape, np.float32)
         self._rng: np.random.Generator | None = None
-        self._game: State | None = None
-        self._mask: tuple[int, ...] = ()
+        self._row: np.ndarray | None = None
+        """The game: one engine row (``[1, WIDTH]`` int32), None before the first reset."""
+        self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        """The legal mask of the seat to move."""
+        self._last_round: RoundSummary | None = None
+        self._view: State | None = None
+        """``game``, built from the row on demand."""
+        self._ahead: tuple[str, np.ndarray, np.ndarray] | None = None
+        """The next mover's observation and mask, encoded by the kernel call of ``step``."""
+        self._over = False
+        self._limit = round_limit or 0
         self._decks: list[tuple[int, ...]] = []
         self._ended_by: str | None = None
         """What ended the game when it was not a scoring: an illegal move (``env()``)."""
@@ -157,8 +186,12 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
 
     @property
     def game(self) -> State:
-        """The current engine state (full information: for tools and tests, not for agents)."""
-        return self._require_reset("game")
+        """The current position as a :class:`~hanamikoji_env.rules.State` (full information:
+        for tools and tests, not for agents)."""
+        row = self._require_reset("game")
+        if self._view is None:
+            self._view = engine.state_from_row(row[0], self.round_limit, self._last_round)
+        return self._view
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         # everything is checked before any state changes: a bad call leaves the env as it was
@@ -180,68 +213,104 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         self.infos = {a: {} for a in AGENTS}
         self._skip_agent_selection = None
         self._ended_by = None
-        self._set_game(rules.new_game(self._deck_for(1), self.round_limit))
+        self._over = False
+        """True once the game ended (terminations set): only then can a step be a dead step."""
+        self._last_round = None
+        self._row = np.zeros((1, WIDTH), dtype=np.int32)
+        engine.deal(self._row, 0, self._deck_for(1), True)
+        self._moved()
 
     def step(self, action: int | None) -> None:
-        game = self._require_reset("step")
+        row = self._row
+        if row is None:
+            self._require_reset("step")
         if not self.agents:
             gymnasium.logger.warn(
                 "step() called after the game ended and every agent was removed; call reset()"
             )
             return
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        if self._over and (self.terminations[agent] or self.truncations[agent]):
             self._was_dead_step(action)
             return
-        a = _as_action(action, agent)
+        # the fast path of _as_action: a plain int in range
+        a = action if type(action) is int and 0 <= action < NUM_ACTIONS else _as_action(action, agent)
         self._cumulative_rewards[agent] = 0
-        if not self._mask[a]:
-            legal = [i for i, ok in enumerate(self._mask) if ok]
-            message = (
-                f"illegal action {a} ({action_name(a)}) for {agent} in phase {game.phase.name}; "
-                f"legal action ids: {legal}"
-            )
-            if self.illegal_action == "raise":
-                raise ValueError(message)
-            gymnasium.logger.warn(message + "; the game ends with -1 for the mover")
-            other = AGENTS[1 - AGENTS.index(agent)]
-            self._ended_by = (
-                f"game over: {agent} played illegal action {a} ({action_name(a)}); {agent} -1, {other} 0"
-            )
-            self._end({agent: -1, other: 0})
-            self._render_human()
+        obs, mask = np.empty(OBS_SIZE, np.float32), np.empty(NUM_ACTIONS, np.int8)
+        code = play_and_observe(row, a, self._limit, self._mask, obs, mask)
+        if code < 0:
+            self._illegal(agent, a)
             return
-        game = rules.apply_unchecked(game, a)
-        if game.phase == Phase.ROUND_OVER or game.phase == Phase.GAME_OVER:
-            summary = game.last_round
-            assert summary is not None
+        self._view = None
+        phase = code >> 1
+        if phase >= ROUND_OVER:
+            self._last_round = summary = engine.round_summary(row[0])
             self.infos = {a: {"round_summary": summary.as_dict()} for a in self.agents}  # one dict each
-            if game.phase == Phase.ROUND_OVER:
-                game = rules.next_round(game, self._deck_for(game.round + 1))
-            else:
-                self._set_game(game)
-                r0, r1 = rules.returns(game)
+            if phase == GAME_OVER:
+                r0, r1 = _RETURNS[int(row[0, C_WINNER])]
                 self._end({AGENTS[0]: r0, AGENTS[1]: r1})
                 self._render_human()  # the final scoring and the winner
                 return
-        self._set_game(game)
+            engine.deal(row, 0, self._deck_for(int(row[0, C_ROUND]) + 1), False)
+            self._moved()
+        else:
+            self.agent_selection = agent = AGENTS[code & 1]
+            self._ahead = (agent, obs, mask)
+        if self.render_mode == "human":
+            self.render()
+
+    def _illegal(self, agent: str, a: int) -> None:
+        """An illegal action: ``raw_env`` raises, ``env()`` ends the game with -1 for the mover."""
+        legal = np.flatnonzero(self._mask).tolist()
+        phase = Phase(int(self._row[0, C_PHASE]))  # type: ignore[index]
+        message = (
+            f"illegal action {a} ({action_name(a)}) for {agent} in phase {phase.name}; "
+            f"legal action ids: {legal}"
+        )
+        if self.illegal_action == "raise":
+            raise ValueError(message)
+        gymnasium.logger.warn(message + "; the game ends with -1 for the mover")
+        other = AGENTS[1 - AGENTS.index(agent)]
+        self._ended_by = (
+            f"game over: {agent} played illegal action {a} ({action_name(a)}); {agent} -1, {other} 0"
+        )
+        self._end({agent: -1, other: 0})
         self._render_human()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        game = self._require_reset("observe")
-        seat = _seat(agent)
-        if seat == game.to_move and not self.terminations.get(agent, True):
-            mask = np.array(self._mask, dtype=np.int8)
+        row = self._row
+        if row is None:
+            self._require_reset("observe")
+        ahead = self._ahead
+        if ahead is not None and ahead[0] == agent:  # encoded by step(): fresh arrays, handed out once
+            self._ahead = None
+            obs, mask = ahead[1], ahead[2]
         else:
-            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        return {"observation": encode(game, seat), "action_mask": mask}
+            seat = _SEATS[agent] if agent in _SEATS else _seat(agent)
+            obs, mask = np.empty(OBS_SIZE, np.float32), np.empty(NUM_ACTIONS, np.int8)
+            encode_row(row, 0, seat, obs, mask)
+        if self._over and self.terminations.get(agent, True):
+            mask.fill(0)
+        return {"observation": obs, "action_mask": mask}
 
     def state(self) -> np.ndarray:
-        return encode_state(self._require_reset("state"))
+        self._require_reset("state")
+        return encode_state(self.game)
 
     def agent_iter(self, max_iter: int = 2**63) -> Iterator[str]:
+        """PettingZoo's agent iteration, as a generator (less overhead per step)."""
         self._require_reset("agent_iter")
-        return super().agent_iter(max_iter)
+        return _agents(self, max_iter)
+
+    def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict]:
+        agent = self.agent_selection
+        return (
+            self.observe(agent) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
 
     def render(self) -> str | None:
         """The public view: ``"ansi"`` returns it, ``"human"`` prints it."""
@@ -264,33 +333,39 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
     # ------------------------------------------------------------ helpers ---
 
     def _text(self, seat: int | None) -> str:
-        text = render_text(self._require_reset("render"), seat, AGENTS)
+        self._require_reset("render")
+        text = render_text(self.game, seat, AGENTS)
         return text if self._ended_by is None else f"{text}\n{self._ended_by}"
 
     def _render_human(self) -> None:
         if self.render_mode == "human":
             self.render()
 
-    def _set_game(self, game: State) -> None:
-        self._game = game
-        self._mask = rules.legal_mask(game)
-        self.agent_selection = AGENTS[game.to_move]
+    def _moved(self) -> None:
+        """After the row changed: the new legal mask and who decides next."""
+        self._view = None
+        self._ahead = None
+        engine.legal(self._row, 0, self._mask)
+        self.agent_selection = AGENTS[self._row[0, C_TO_MOVE]]
 
     def _end(self, rewards: dict[str, float]) -> None:
+        self._over = True
+        self._ahead = None
         self.rewards = dict(rewards)
         self.terminations = {a: True for a in self.agents}
         self._accumulate_rewards()
 
-    def _require_reset(self, what: str) -> State:
-        if self._game is None:
+    def _require_reset(self, what: str) -> np.ndarray:
+        if self._row is None:
             raise RuntimeError(f"reset() must be called before {what}()")
-        return self._game
+        return self._row
 
-    def _deck_for(self, round_number: int) -> tuple[int, ...]:
+    def _deck_for(self, round_number: int) -> np.ndarray:
+        """The deck of a round: scripted, else shuffled from the env's generator."""
         if round_number <= len(self._decks):
-            return self._decks[round_number - 1]
+            return np.asarray(self._decks[round_number - 1], dtype=np.int32)
         assert self._rng is not None
-        return rules.shuffled_deck(self._rng)
+        return self._rng.permutation(_FULL_DECK)  # the same draws as rules.shuffled_deck
 
     @staticmethod
     def _parse_options(options: dict[str, Any] | None) -> list[tuple[int, ...]]:
@@ -315,6 +390,13 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
             except ValueError as e:
                 raise ValueError(f"options['decks'][{i}] (round {i + 1}): {e}") from None
         return parsed
+
+
+def _agents(env: raw_env, max_iter: int) -> Iterator[str]:
+    left = max_iter
+    while left > 0 and env.agents:
+        left -= 1
+        yield env.agent_selection
 
 
 def _seat(agent: str) -> int:

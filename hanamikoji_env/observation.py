@@ -1,9 +1,12 @@
 """What one player knows: the observation encoder, its layout and a decoder.
 
-The game logic lives in :mod:`hanamikoji_env.rules`; this module only decides
-what a seat may see of a :class:`~hanamikoji_env.rules.State` and lays it out
-as a float32 vector from that seat's perspective ("me" and "opponent", not
-seat 0 and 1), so one policy can play both seats.  Everything is a count of
+The game logic lives in :mod:`hanamikoji_env.engine` (and its readable
+specification :mod:`hanamikoji_env.rules`); this module only decides what a
+seat may see of a game and lays it out as a float32 vector from that seat's
+perspective ("me" and "opponent", not seat 0 and 1), so one policy can play
+both seats.  There is one encoder, :func:`encode_row`, compiled over the
+engine's rows: the AEC env, the batch engine and :func:`encode` (for a
+:class:`~hanamikoji_env.rules.State`) all use it.  Everything is a count of
 cards (or a 0/1 flag) except the sizes and the round number.
 
 Visibility: the current selection and the chosen token belong to the turn
@@ -68,8 +71,35 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from numba import njit
 
-from hanamikoji_env.actions import TOKEN_SIZES
+from hanamikoji_env.actions import NUM_ACTIONS, NUM_TOKENS, TOKEN_SIZES
+from hanamikoji_env.engine import (
+    C_CURRENT,
+    C_HANDS,
+    C_MARKERS,
+    C_OFFER,
+    C_OFFER_LEN,
+    C_PHASE,
+    C_PILE_POS,
+    C_PLACED,
+    C_ROUND,
+    C_SECRETS,
+    C_SEL_LEN,
+    C_SELECTION,
+    C_SPENT,
+    C_STARTER,
+    C_TO_MOVE,
+    C_TOKEN,
+    C_TRADEOFFS,
+    COMP_PHASE,
+    ROUND_OVER,
+    SELECT_PHASE,
+    SET_SIZE,
+    apply_one,
+    legal,
+    rows_from_states,
+)
 from hanamikoji_env.rules import (
     CENTRE,
     DRAW_PILE_SIZE,
@@ -185,62 +215,108 @@ _PHASES = tuple(tuple(1 if i == p else 0 for i in range(7)) for p in range(7))
 _ONE7 = tuple(tuple(1 if i == g else 0 for i in range(7)) for g in range(7))
 _ONE4 = tuple(tuple(1 if i == t else 0 for i in range(4)) for t in range(4))
 _NO4 = (0, 0, 0, 0)
-_PUBLIC_OFFER = (Phase.SPLIT, Phase.GIFT_ANSWER, Phase.COMP_ANSWER)
-_ACTING = (Phase.TOKEN, Phase.SELECT, Phase.SPLIT, Phase.GIFT_ANSWER, Phase.COMP_ANSWER)
+
+O_PHASE, O_MINE, O_HAND = OFFSETS["phase"].start, OFFSETS["my_decision"].start, OFFSETS["hand"].start
+O_SECRET, O_TRADE, O_TOKEN = OFFSETS["secret"].start, OFFSETS["tradeoff"].start, OFFSETS["token"].start
+O_SEL, O_OFFER = OFFSETS["selection"].start, OFFSETS["offer"].start
+O_SET_A, O_SET_B = OFFSETS["set_a"].start, OFFSETS["set_b"].start
+O_P_ME, O_P_OPP = OFFSETS["placed_me"].start, OFFSETS["placed_opp"].start
+O_M_ME, O_M_OPP = OFFSETS["marker_me"].start, OFFSETS["marker_opp"].start
+O_S_ME, O_S_OPP = OFFSETS["spent_me"].start, OFFSETS["spent_opp"].start
+O_SIZES, O_ROUND = OFFSETS["sizes"].start, OFFSETS["round"].start
+O_STARTED, O_UNSEEN = OFFSETS["i_started"].start, OFFSETS["unseen"].start
+_VALUES = np.array(VALUES, dtype=np.int32)
+
+
+@njit(cache=True)
+def encode_row(s, i, seat, o, m):
+    """Write ``seat``'s observation of row ``i`` into ``o`` (zeroed first) and its legal mask
+    into ``m`` (all 0 unless ``seat`` is to move): exactly what that player may know."""
+    o[:] = 0.0
+    opp = 1 - seat
+    phase = s[i, C_PHASE]
+    if seat == s[i, C_TO_MOVE]:
+        legal(s, i, m)
+        if phase < ROUND_OVER:
+            o[O_MINE] = 1.0
+    else:
+        m[:] = 0
+    o[O_PHASE + phase] = 1.0
+    my_turn = s[i, C_CURRENT] == seat
+    sec = s[i, C_SECRETS + seat]
+    if sec >= 0 and phase < ROUND_OVER:  # once scored, the Secret is on my side
+        o[O_SECRET + sec] = 1.0
+    token = s[i, C_TOKEN]
+    if token >= 0 and (phase != SELECT_PHASE or my_turn):  # while selecting: the turn player's alone
+        o[O_TOKEN + token] = 1.0
+    if phase == SELECT_PHASE and my_turn:
+        for k in range(s[i, C_SEL_LEN]):
+            o[O_SEL + s[i, C_SELECTION + k]] += 1.0
+    for k in range(s[i, C_OFFER_LEN]):
+        o[O_OFFER + s[i, C_OFFER + k]] += 1.0
+    if phase == COMP_PHASE:
+        for k in range(SET_SIZE):
+            o[O_SET_A + s[i, C_OFFER + k]] += 1.0
+            o[O_SET_B + s[i, C_OFFER + SET_SIZE + k]] += 1.0
+    size_me = 0
+    size_opp = 0
+    for g in range(NUM_GEISHAS):
+        h = s[i, C_HANDS + NUM_GEISHAS * seat + g]
+        size_me += h
+        size_opp += s[i, C_HANDS + NUM_GEISHAS * opp + g]
+        o[O_HAND + g] = h
+        t = s[i, C_TRADEOFFS + NUM_GEISHAS * seat + g]
+        o[O_TRADE + g] = t
+        pm = s[i, C_PLACED + NUM_GEISHAS * seat + g]
+        po = s[i, C_PLACED + NUM_GEISHAS * opp + g]
+        o[O_P_ME + g] = pm
+        o[O_P_OPP + g] = po
+        owner = s[i, C_MARKERS + g]
+        if owner == seat:
+            o[O_M_ME + g] = 1.0
+        elif owner == opp:
+            o[O_M_OPP + g] = 1.0
+        o[O_UNSEEN + g] = _VALUES[g] - h - t - pm - po - o[O_SECRET + g] - o[O_OFFER + g]
+    for t in range(NUM_TOKENS):
+        o[O_S_ME + t] = s[i, C_SPENT + NUM_TOKENS * seat + t]
+        o[O_S_OPP + t] = s[i, C_SPENT + NUM_TOKENS * opp + t]
+    o[O_SIZES] = size_me
+    o[O_SIZES + 1] = size_opp
+    o[O_SIZES + 2] = DRAW_PILE_SIZE - s[i, C_PILE_POS]
+    o[O_ROUND] = min(s[i, C_ROUND], MAX_ROUND)
+    if s[i, C_STARTER] == seat:
+        o[O_STARTED] = 1.0
+
+
+@njit(cache=True)
+def encode_rows(s, seats, obs, mask):
+    """:func:`encode_row` for every row ``i`` of ``s``, as ``seats[i]``."""
+    for i in range(s.shape[0]):
+        encode_row(s, i, seats[i], obs[i], mask[i])
+
+
+@njit(cache=True)
+def play_and_observe(s, a, round_limit, m, o, om):
+    """The AEC env's one kernel call per move on its row ``s[0]``: ``-1`` if ``a`` is not legal
+    by the mask ``m`` (nothing changes); else apply it, refresh ``m``, encode the observation
+    of the seat to move now into ``o``/``om`` and return ``(phase << 1) | seat to move``."""
+    if m[a] == 0:
+        return -1
+    phase = apply_one(s, 0, a, round_limit)
+    legal(s, 0, m)
+    seat = s[0, C_TO_MOVE]
+    encode_row(s, 0, seat, o, om)
+    return (phase << 1) | seat
 
 
 def encode(state: State, seat: int) -> np.ndarray:
-    """The observation vector of ``seat`` (0 or 1): exactly what it may know."""
-    opp = 1 - seat
-    phase = state.phase
-    my_turn = state.current == seat
-    hand = state.hands[seat]
-    secret = _ONE7[state.secrets[seat]] if state.secrets[seat] >= 0 else EMPTY
-    tradeoff = state.tradeoffs[seat]
-    if phase == Phase.SELECT:
-        token = _ONE4[state.token] if my_turn else _NO4
-        selection = count_cards(state.selection) if my_turn else EMPTY
-    else:
-        token = _ONE4[state.token] if state.token >= 0 else _NO4
-        selection = EMPTY
-    offer = count_cards(state.offer) if state.offer else EMPTY
-    if phase == Phase.COMP_ANSWER:
-        set_a, set_b = count_cards(state.offer[:2]), count_cards(state.offer[2:])
-    else:
-        set_a = set_b = EMPTY
-    p_me, p_opp = state.placed[seat], state.placed[opp]
-    markers = state.markers
-    unseen = tuple(
-        VALUES[g] - hand[g] - secret[g] - tradeoff[g] - offer[g] - p_me[g] - p_opp[g]
-        for g in range(NUM_GEISHAS)
-    )
-    vec = (
-        _PHASES[phase]
-        + (1 if state.to_move == seat and phase in _ACTING else 0,)
-        + hand
-        + secret
-        + tradeoff
-        + token
-        + selection
-        + offer
-        + set_a
-        + set_b
-        + p_me
-        + p_opp
-        + tuple(1 if m == seat else 0 for m in markers)
-        + tuple(1 if m == opp else 0 for m in markers)
-        + state.spent[seat]
-        + state.spent[opp]
-        + (
-            sum(hand),
-            sum(state.hands[opp]),
-            len(state.draw_pile),
-            min(state.round, MAX_ROUND),
-            1 if state.starter == seat else 0,
-        )
-        + unseen
-    )
-    return np.array(vec, dtype=np.float32)
+    """The observation vector of ``seat`` (0 or 1) in ``state``: exactly what it may know."""
+    if seat not in (0, 1) or isinstance(seat, bool):
+        raise ValueError(f"seat must be 0 or 1, got {seat!r}")
+    obs = np.zeros((1, OBS_SIZE), dtype=np.float32)
+    mask = np.zeros((1, NUM_ACTIONS), dtype=np.int8)
+    encode_rows(rows_from_states([state]), np.array([seat], dtype=np.int8), obs, mask)
+    return obs[0]
 
 
 def encode_state(state: State) -> np.ndarray:

@@ -1,10 +1,16 @@
-"""The Hanamikoji rules engine: the single source of truth for the game.
+"""The Hanamikoji rules as readable Python: the executable specification of the game.
 
 Pure Python, no RL library.  A game is an immutable :class:`State`; the
 functions here generate legal moves, apply them and score rounds.  Chance is
 explicit, as in OpenSpiel: :func:`new_game` and :func:`next_round` take the
-shuffled deck of the round, so the engine itself never draws a random number
+shuffled deck of the round, so the rules never draw a random number
 (:func:`shuffled_deck` makes one from a caller's ``np.random.Generator``).
+
+The games themselves are played by the compiled engine of record,
+:mod:`hanamikoji_env.engine`, which offers this module's API on the same
+:class:`State`: every hand-worked rule test runs against both, and
+:func:`hanamikoji_env.differential.compare_with_spec` proves them identical
+state by state over many random games.  Bots and renders read States.
 
 A deck is 21 geisha ids in this order:
 ``[removed, player 0's 6 cards, player 1's 6 cards, draw pile top first (8)]``.
@@ -12,7 +18,7 @@ A deck is 21 geisha ids in this order:
 Rules (``shared/RULES.md``) and where they live:
 
 - deal: one card removed unseen, 6 each, 8 in the draw pile -> :func:`new_game`,
-  :func:`next_round`, :func:`_deal`;
+  :func:`next_round`;
 - automatic draw at the start of every turn -> :func:`_start_turn`;
 - the four tokens, each once per round -> :func:`legal_mask`, :func:`apply`;
 - Gift and Competition answered by the opponent -> :func:`_answer_gift`,
@@ -172,15 +178,20 @@ def validate_deck(deck: object) -> tuple[int, ...]:
     return tuple(cards)
 
 
+def validate_round_limit(round_limit: object) -> None:
+    """``ValueError`` unless ``round_limit`` is None (the official game) or a positive int."""
+    if round_limit is not None and (
+        isinstance(round_limit, bool) or not isinstance(round_limit, (int, np.integer)) or round_limit < 1
+    ):
+        raise ValueError(f"round_limit must be None or a positive int, got {round_limit!r}")
+
+
 # ---------------------------------------------------------------- setup ---
 
 
 def new_game(deck: Sequence[int], round_limit: int | None = None) -> State:
     """The first round of a game, dealt from ``deck``; seat 0 starts."""
-    if round_limit is not None and (
-        isinstance(round_limit, bool) or not isinstance(round_limit, int) or round_limit < 1
-    ):
-        raise ValueError(f"round_limit must be None or a positive int, got {round_limit!r}")
+    validate_round_limit(round_limit)
     blank = State(
         round=0,
         starter=1,

@@ -3,8 +3,7 @@
 :class:`VectorHanamikoji` plays ``num_envs`` games with the same rules, action
 ids, masks and observation vectors as the AEC env (``tests/test_vector.py``
 proves it identical over thousands of games; ``benchmarks/vector_diff.py`` over
-100,000).  The per-game logic is compiled with numba; each game is one row of
-an int32 state matrix.  Finished games reset themselves.
+100,000).  Each game is one row of the engine's int32 state matrix.  Finished games reset themselves.
 
 Two-player self-play: each step's ``obs``, ``mask`` belong to the seat in
 ``to_play``; feed them to the policy of that seat and pass its actions back::
@@ -18,7 +17,9 @@ Two-player self-play: each step's ``obs``, ``mask`` belong to the seat in
         # info["winner"][i] / info["rounds"][i] describe game i that just ended,
         # and obs[i] is already the first decision of its next game.
 
-:class:`HanamikojiVectorEnv` wraps it in Gymnasium's ``VectorEnv`` API.
+:class:`HanamikojiVectorEnv` wraps it in Gymnasium's ``VectorEnv`` API.  The
+per-game kernels are the engine of record's (:mod:`hanamikoji_env.engine`);
+this module only drives many rows of them.
 """
 
 from __future__ import annotations
@@ -31,388 +32,69 @@ import numpy as np
 from numba import njit
 
 from hanamikoji_env.actions import NUM_ACTIONS
-from hanamikoji_env.observation import MAX_ROUND, OBS_HIGH, OBS_SIZE, OFFSETS
-from hanamikoji_env.rules import FULL_DECK, NUM_CARDS, VALUES, State, validate_deck
+from hanamikoji_env.engine import (
+    C_MARKERS,
+    C_PHASE,
+    C_ROUND,
+    C_TO_MOVE,
+    C_WINNER,
+    GAME_OVER,
+    NO_WINNER,
+    ROUND_OVER,
+    WIDTH,
+    apply_one,
+    deal,
+    pick,
+)
+from hanamikoji_env.observation import OBS_HIGH, OBS_SIZE, encode_rows
+from hanamikoji_env.rules import FULL_DECK, NUM_CARDS, NUM_GEISHAS, validate_deck, validate_round_limit
 
-# ----------------------------------------------------- the state matrix ---
-# one row per game; columns:
-ROUND, STARTER, TURN, CURRENT, TO_MOVE, PHASE, TOKEN = 0, 1, 2, 3, 4, 5, 6
-SEL_LEN, OFFER_LEN, PILE_POS, REMOVED, WINNER, SECRET = 7, 8, 9, 10, 11, 12  # SECRET: 12, 13
-HANDS, TRADE, PLACED = 14, 28, 42  # 2 x 7 each, seat-major
-MARKERS = 56  # 7, -1 centre
-SPENT = 63  # 2 x 4
-SEL, OFFER, PILE = 71, 75, 79  # 4, 4, 8
-WIDTH = 87
-
-NO_WINNER = -2
-DRAW = -1
-_TOKEN, _SELECT, _SPLIT, _GIFT, _COMP, _ROUND_OVER, _GAME_OVER = 0, 1, 2, 3, 4, 5, 6
-_SIZES = np.array([1, 2, 3, 4], dtype=np.int32)
-_VALUES = np.array(VALUES, dtype=np.int32)
-_SPLITS = np.array([[0, 1, 2, 3], [0, 2, 1, 3], [0, 3, 1, 2]], dtype=np.int32)
 _FULL_DECK = np.array(FULL_DECK, dtype=np.int8)
-
-# observation offsets (compile-time constants for numba)
-O_PHASE = OFFSETS["phase"].start
-O_MINE = OFFSETS["my_decision"].start
-O_HAND = OFFSETS["hand"].start
-O_SECRET = OFFSETS["secret"].start
-O_TRADE = OFFSETS["tradeoff"].start
-O_TOKEN = OFFSETS["token"].start
-O_SEL = OFFSETS["selection"].start
-O_OFFER = OFFSETS["offer"].start
-O_SET_A = OFFSETS["set_a"].start
-O_SET_B = OFFSETS["set_b"].start
-O_P_ME = OFFSETS["placed_me"].start
-O_P_OPP = OFFSETS["placed_opp"].start
-O_M_ME = OFFSETS["marker_me"].start
-O_M_OPP = OFFSETS["marker_opp"].start
-O_S_ME = OFFSETS["spent_me"].start
-O_S_OPP = OFFSETS["spent_opp"].start
-O_SIZES = OFFSETS["sizes"].start
-O_ROUND = OFFSETS["round"].start
-O_STARTED = OFFSETS["i_started"].start
-O_UNSEEN = OFFSETS["unseen"].start
-
 
 # ------------------------------------------------------------- kernels ---
 
 
 @njit(cache=True)
-def _deal(s, i, deck, new_game):
-    """Deal a round (or the first round of a new game) from ``deck`` into row ``i``."""
-    if new_game:
-        s[i, ROUND] = 0
-        s[i, STARTER] = 1
-        s[i, WINNER] = NO_WINNER
-        for g in range(7):
-            s[i, MARKERS + g] = -1
-    s[i, ROUND] += 1
-    starter = 1 - s[i, STARTER]
-    s[i, STARTER] = starter
-    s[i, TURN] = 0
-    s[i, TOKEN] = -1
-    s[i, SEL_LEN] = 0
-    s[i, OFFER_LEN] = 0
-    s[i, SECRET] = -1
-    s[i, SECRET + 1] = -1
-    for k in range(14):
-        s[i, HANDS + k] = 0
-        s[i, TRADE + k] = 0
-        s[i, PLACED + k] = 0
-    for k in range(8):
-        s[i, SPENT + k] = 0
-    s[i, REMOVED] = deck[0]
-    for k in range(6):
-        s[i, HANDS + deck[1 + k]] += 1
-        s[i, HANDS + 7 + deck[7 + k]] += 1
-    for k in range(8):
-        s[i, PILE + k] = deck[13 + k]
-    s[i, PILE_POS] = 0
-    _start_turn(s, i, starter)
-
-
-@njit(cache=True)
-def _start_turn(s, i, seat):
-    top = s[i, PILE + s[i, PILE_POS]]
-    s[i, PILE_POS] += 1
-    s[i, HANDS + 7 * seat + top] += 1
-    s[i, CURRENT] = seat
-    s[i, TO_MOVE] = seat
-    s[i, PHASE] = _TOKEN
-
-
-@njit(cache=True)
-def _split_key(s, i, k):
-    """The unordered pair of sets of split ``k`` as one comparable int."""
-    a0 = s[i, OFFER + _SPLITS[k, 0]]
-    a1 = s[i, OFFER + _SPLITS[k, 1]]
-    b0 = s[i, OFFER + _SPLITS[k, 2]]
-    b1 = s[i, OFFER + _SPLITS[k, 3]]
-    a = a0 * 8 + a1
-    b = b0 * 8 + b1
-    return a * 64 + b if a <= b else b * 64 + a
-
-
-@njit(cache=True)
-def _legal(s, i, m):
-    """Write row ``i``'s legal mask into ``m`` (length 23), mirroring rules.legal_mask."""
-    for a in range(23):
-        m[a] = 0
-    phase = s[i, PHASE]
-    cur = s[i, CURRENT]
-    if phase == _TOKEN:
-        for t in range(4):
-            if s[i, SPENT + 4 * cur + t] == 0:
-                m[t] = 1
-    elif phase == _SELECT:
-        n = s[i, SEL_LEN]
-        need = _SIZES[s[i, TOKEN]] - n
-        lo = s[i, SEL + n - 1] if n > 0 else 0
-        suffix = 0
-        for g in range(6, lo - 1, -1):
-            avail = s[i, HANDS + 7 * cur + g]
-            for k in range(n):
-                if s[i, SEL + k] == g:
-                    avail -= 1
-            suffix += avail
-            if avail > 0 and suffix >= need:
-                m[4 + g] = 1
-    elif phase == _SPLIT:
-        k0 = _split_key(s, i, 0)
-        k1 = _split_key(s, i, 1)
-        k2 = _split_key(s, i, 2)
-        m[11] = 1
-        if k1 != k0:
-            m[12] = 1
-        if k2 != k0 and k2 != k1:
-            m[13] = 1
-    elif phase == _GIFT:
-        for k in range(3):
-            m[14 + s[i, OFFER + k]] = 1
-    elif phase == _COMP:
-        m[21] = 1
-        if s[i, OFFER] != s[i, OFFER + 2] or s[i, OFFER + 1] != s[i, OFFER + 3]:
-            m[22] = 1
-
-
-@njit(cache=True)
-def _end_turn(s, i, seat, round_limit, rewards, done, winners, rounds):
-    s[i, SPENT + 4 * seat + s[i, TOKEN]] = 1
-    s[i, TOKEN] = -1
-    s[i, SEL_LEN] = 0
-    s[i, OFFER_LEN] = 0
-    s[i, TURN] += 1
-    if s[i, TURN] < 8:
-        _start_turn(s, i, 1 - seat)
-        return
-    # scoring: Secrets revealed onto their sides, Trade-offs never counted
-    for p in range(2):
-        s[i, PLACED + 7 * p + s[i, SECRET + p]] += 1
-        s[i, SECRET + p] = -1
-    points0 = points1 = gei0 = gei1 = 0
-    for g in range(7):
-        c0 = s[i, PLACED + g]
-        c1 = s[i, PLACED + 7 + g]
-        if c0 > c1:
-            s[i, MARKERS + g] = 0
-        elif c1 > c0:
-            s[i, MARKERS + g] = 1
-        owner = s[i, MARKERS + g]
-        if owner == 0:
-            points0 += _VALUES[g]
-            gei0 += 1
-        elif owner == 1:
-            points1 += _VALUES[g]
-            gei1 += 1
-    w = NO_WINNER
-    if points0 >= 11:
-        w = 0
-    elif points1 >= 11:
-        w = 1
-    elif gei0 >= 4:
-        w = 0
-    elif gei1 >= 4:
-        w = 1
-    elif round_limit > 0 and s[i, ROUND] >= round_limit:
-        if points0 != points1:
-            w = 0 if points0 > points1 else 1
-        elif gei0 != gei1:
-            w = 0 if gei0 > gei1 else 1
-        else:
-            w = DRAW
-    if w == NO_WINNER:
-        s[i, PHASE] = _ROUND_OVER
-        return
-    s[i, PHASE] = _GAME_OVER
-    s[i, WINNER] = w
-    done[i] = True
-    winners[i] = w
-    rounds[i] = s[i, ROUND]
-    if w == 0:
-        rewards[i, 0] = 1.0
-        rewards[i, 1] = -1.0
-    elif w == 1:
-        rewards[i, 0] = -1.0
-        rewards[i, 1] = 1.0
-
-
-@njit(cache=True)
 def _apply_all(s, actions, round_limit, rewards, done, winners, rounds):
-    """Apply ``actions[i]`` to every row (all already checked legal)."""
+    """Apply ``actions[i]`` to every row (all already checked legal); report the games that end."""
     for i in range(s.shape[0]):
-        _apply_one(s, i, actions[i], round_limit, rewards, done, winners, rounds)
-
-
-@njit(cache=True)
-def _apply_one(s, i, a, round_limit, rewards, done, winners, rounds):
-    """Apply legal action ``a`` to row ``i``, mirroring rules.apply."""
-    phase = s[i, PHASE]
-    seat = s[i, CURRENT]
-    if phase == _TOKEN:
-        s[i, TOKEN] = a
-        s[i, SEL_LEN] = 0
-        s[i, PHASE] = _SELECT
-    elif phase == _SELECT:
-        n = s[i, SEL_LEN]
-        s[i, SEL + n] = a - 4
-        n += 1
-        s[i, SEL_LEN] = n
-        token = s[i, TOKEN]
-        if n == _SIZES[token]:
-            for k in range(n):
-                s[i, HANDS + 7 * seat + s[i, SEL + k]] -= 1
-            s[i, SEL_LEN] = 0
-            if token == 0:
-                s[i, SECRET + seat] = s[i, SEL]
-                _end_turn(s, i, seat, round_limit, rewards, done, winners, rounds)
-            elif token == 1:
-                for k in range(2):
-                    s[i, TRADE + 7 * seat + s[i, SEL + k]] += 1
-                _end_turn(s, i, seat, round_limit, rewards, done, winners, rounds)
-            else:
-                for k in range(n):
-                    s[i, OFFER + k] = s[i, SEL + k]
-                s[i, OFFER_LEN] = n
-                if token == 2:
-                    s[i, PHASE] = _GIFT
-                    s[i, TO_MOVE] = 1 - seat
-                else:
-                    s[i, PHASE] = _SPLIT
-    elif phase == _SPLIT:
-        k = a - 11
-        c0 = s[i, OFFER + _SPLITS[k, 0]]
-        c1 = s[i, OFFER + _SPLITS[k, 1]]
-        c2 = s[i, OFFER + _SPLITS[k, 2]]
-        c3 = s[i, OFFER + _SPLITS[k, 3]]
-        s[i, OFFER] = c0
-        s[i, OFFER + 1] = c1
-        s[i, OFFER + 2] = c2
-        s[i, OFFER + 3] = c3
-        s[i, PHASE] = _COMP
-        s[i, TO_MOVE] = 1 - seat
-    elif phase == _GIFT:
-        taken = a - 14
-        gave = False
-        for k in range(3):
-            g = s[i, OFFER + k]
-            if g == taken and not gave:
-                s[i, PLACED + 7 * (1 - seat) + g] += 1
-                gave = True
-            else:
-                s[i, PLACED + 7 * seat + g] += 1
-        _end_turn(s, i, seat, round_limit, rewards, done, winners, rounds)
-    else:  # competition answer
-        take_a = a == 21
-        for k in range(4):
-            to_answerer = (k < 2) == take_a
-            side = 1 - seat if to_answerer else seat
-            s[i, PLACED + 7 * side + s[i, OFFER + k]] += 1
-        _end_turn(s, i, seat, round_limit, rewards, done, winners, rounds)
+        if apply_one(s, i, actions[i], round_limit) == GAME_OVER:
+            w = s[i, C_WINNER]
+            done[i] = True
+            winners[i] = w
+            rounds[i] = s[i, C_ROUND]
+            if w == 0 or w == 1:
+                rewards[i, w] = 1.0
+                rewards[i, 1 - w] = -1.0
 
 
 @njit(cache=True)
 def _deal_rows(s, rows, decks, new_game):
     for j in range(rows.shape[0]):
-        _deal(s, rows[j], decks[j], new_game[j])
+        deal(s, rows[j], decks[j], new_game[j])
 
 
 @njit(cache=True)
-def _encode_all(s, obs, mask, to_play):
+def _encode_to_move(s, obs, mask, to_play):
     """Observation and mask of the seat to move, per row."""
     for i in range(s.shape[0]):
-        to_play[i] = s[i, TO_MOVE]
-    _encode_rows(s, to_play, obs, mask)
+        to_play[i] = s[i, C_TO_MOVE]
+    encode_rows(s, to_play, obs, mask)
 
 
 @njit(cache=True)
-def _encode_rows(s, seats, obs, mask):
-    """Observation and mask of ``seats[i]`` in row ``i``; mirrors observation.encode."""
-    for i in range(s.shape[0]):
-        o = obs[i]
-        o[:] = 0.0
-        seat = seats[i]
-        opp = 1 - seat
-        phase = s[i, PHASE]
-        if seat == s[i, TO_MOVE]:
-            _legal(s, i, mask[i])
-            if phase < _ROUND_OVER:
-                o[O_MINE] = 1.0
-        else:
-            mask[i, :] = 0
-        o[O_PHASE + phase] = 1.0
-        my_turn = s[i, CURRENT] == seat
-        hs = HANDS + 7 * seat
-        ho = HANDS + 7 * opp
-        sec = s[i, SECRET + seat]
-        if sec >= 0:
-            o[O_SECRET + sec] = 1.0
-        token = s[i, TOKEN]
-        if token >= 0 and (phase != _SELECT or my_turn):
-            o[O_TOKEN + token] = 1.0
-        if phase == _SELECT and my_turn:
-            for k in range(s[i, SEL_LEN]):
-                o[O_SEL + s[i, SEL + k]] += 1.0
-        n_offer = s[i, OFFER_LEN]
-        for k in range(n_offer):
-            o[O_OFFER + s[i, OFFER + k]] += 1.0
-        if phase == _COMP:
-            o[O_SET_A + s[i, OFFER]] += 1.0
-            o[O_SET_A + s[i, OFFER + 1]] += 1.0
-            o[O_SET_B + s[i, OFFER + 2]] += 1.0
-            o[O_SET_B + s[i, OFFER + 3]] += 1.0
-        size_me = 0
-        size_opp = 0
-        for g in range(7):
-            h = s[i, hs + g]
-            size_me += h
-            size_opp += s[i, ho + g]
-            o[O_HAND + g] = h
-            t = s[i, TRADE + 7 * seat + g]
-            o[O_TRADE + g] = t
-            pm = s[i, PLACED + 7 * seat + g]
-            po = s[i, PLACED + 7 * opp + g]
-            o[O_P_ME + g] = pm
-            o[O_P_OPP + g] = po
-            owner = s[i, MARKERS + g]
-            if owner == seat:
-                o[O_M_ME + g] = 1.0
-            elif owner == opp:
-                o[O_M_OPP + g] = 1.0
-            o[O_UNSEEN + g] = _VALUES[g] - h - t - pm - po - o[O_SECRET + g] - o[O_OFFER + g]
-        for t in range(4):
-            o[O_S_ME + t] = s[i, SPENT + 4 * seat + t]
-            o[O_S_OPP + t] = s[i, SPENT + 4 * opp + t]
-        o[O_SIZES] = size_me
-        o[O_SIZES + 1] = size_opp
-        o[O_SIZES + 2] = 8 - s[i, PILE_POS]
-        o[O_ROUND] = min(s[i, ROUND], MAX_ROUND)
-        if s[i, STARTER] == seat:
-            o[O_STARTED] = 1.0
-
-
-@njit(cache=True)
-def _pick(m, u):
-    """The legal action of mask row ``m`` at uniform ``u`` in [0, 1)."""
-    count = 0
-    for a in range(m.shape[0]):
-        count += m[a]
-    pick = int(u * count)
-    for a in range(m.shape[0]):
-        if m[a]:
-            if pick == 0:
-                return a
-            pick -= 1
-    return -1
-
-
-@njit(cache=True)
-def _random_actions(mask, u):
-    """Uniform legal action per row, from uniforms ``u`` in [0, 1)."""
+def _uniform_actions(mask, u):
     out = np.empty(mask.shape[0], dtype=np.int64)
     for i in range(mask.shape[0]):
-        out[i] = _pick(mask[i], u[i])
+        out[i] = pick(mask[i], u[i])
     return out
+
+
+def uniform_actions(mask: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+    """The legal action of each row of ``mask`` (int8 ``[N, 23]``) at the uniform ``uniforms[i]`` in
+    [0, 1): each legal action has an equal share of [0, 1).  For callers that bring their own
+    random numbers (common random numbers); ``-1`` where a row has no legal action."""
+    return _uniform_actions(np.ascontiguousarray(mask, dtype=np.int8), np.asarray(uniforms, dtype=np.float64))
 
 
 def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -424,104 +106,7 @@ def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         raise ValueError(
             f"rows {np.flatnonzero(~mask.any(axis=1)).tolist()} of the mask have no legal action"
         )
-    return _random_actions(mask, rng.random(mask.shape[0]))
-
-
-# ------------------------------------------- simulation (search bots) ---
-
-
-def rows_from_states(states: Sequence[State]) -> np.ndarray:
-    """The state-matrix rows of engine states, to simulate them with the compiled kernels."""
-    rows = np.zeros((len(states), WIDTH), dtype=np.int32)
-    for i, st in enumerate(states):
-        r = rows[i]
-        r[ROUND], r[STARTER], r[TURN], r[CURRENT], r[TO_MOVE] = (
-            st.round,
-            st.starter,
-            st.turn,
-            st.current,
-            st.to_move,
-        )
-        r[PHASE], r[TOKEN] = int(st.phase), st.token
-        r[SEL_LEN], r[OFFER_LEN] = len(st.selection), len(st.offer)
-        r[PILE_POS] = 8 - len(st.draw_pile)
-        r[REMOVED] = st.removed
-        r[WINNER] = NO_WINNER if st.winner is None else st.winner
-        r[SECRET : SECRET + 2] = st.secrets
-        r[HANDS : HANDS + 14] = st.hands[0] + st.hands[1]
-        r[TRADE : TRADE + 14] = st.tradeoffs[0] + st.tradeoffs[1]
-        r[PLACED : PLACED + 14] = st.placed[0] + st.placed[1]
-        r[MARKERS : MARKERS + 7] = st.markers
-        r[SPENT : SPENT + 8] = st.spent[0] + st.spent[1]
-        r[SEL : SEL + len(st.selection)] = st.selection
-        r[OFFER : OFFER + len(st.offer)] = st.offer
-        r[PILE + r[PILE_POS] : PILE + 8] = st.draw_pile
-    return rows
-
-
-@njit(cache=True)
-def _outcome_buffers(n):
-    """Scratch outputs of _apply_one for simulations that do not report outcomes."""
-    rewards = np.zeros((n, 2), dtype=np.float32)
-    return rewards, np.zeros(n, dtype=np.bool_), np.zeros(n, dtype=np.int8), np.zeros(n, dtype=np.int32)
-
-
-@njit(cache=True)
-def _apply_sequences(s, actions, lengths, round_limit):
-    """Apply ``actions[i, :lengths[i]]`` to row ``i`` (each legal in turn, or the row is marked)."""
-    rewards, done, winners, rounds = _outcome_buffers(s.shape[0])
-    m = np.zeros(23, dtype=np.int8)
-    ok = np.ones(s.shape[0], dtype=np.bool_)
-    for i in range(s.shape[0]):
-        for k in range(lengths[i]):
-            _legal(s, i, m)
-            if m[actions[i, k]] == 0:
-                ok[i] = False
-                break
-            _apply_one(s, i, actions[i, k], round_limit, rewards, done, winners, rounds)
-    return ok
-
-
-@njit(cache=True)
-def _rollout(s, u, round_limit):
-    """Play every row to the end of its round with uniform random legal actions from ``u``."""
-    rewards, done, winners, rounds = _outcome_buffers(s.shape[0])
-    m = np.zeros(23, dtype=np.int8)
-    for i in range(s.shape[0]):
-        k = 0
-        while s[i, PHASE] < _ROUND_OVER:
-            _legal(s, i, m)
-            _apply_one(s, i, _pick(m, u[i, k]), round_limit, rewards, done, winners, rounds)
-            k += 1
-
-
-ROLLOUT_STEPS = 64
-"""Uniforms needed per row by :func:`rollout` (a round has at most 56 decisions)."""
-
-
-def apply_sequences(
-    rows: np.ndarray, actions: np.ndarray, lengths: np.ndarray, round_limit: int | None
-) -> None:
-    """Apply per-row action sequences in place; ``ValueError`` if one is illegal."""
-    ok = _apply_sequences(rows, actions.astype(np.int64), lengths.astype(np.int64), round_limit or 0)
-    if not ok.all():
-        raise ValueError(f"illegal action sequence in rows {np.flatnonzero(~ok)[:10].tolist()}")
-
-
-def rollout(rows: np.ndarray, uniforms: np.ndarray, round_limit: int | None) -> None:
-    """Play every row to the end of its round, in place: uniform random legal actions drawn
-    from ``uniforms`` (``[N, ROLLOUT_STEPS]`` in [0, 1), e.g. ``rng.random(...)``)."""
-    if uniforms.shape != (rows.shape[0], ROLLOUT_STEPS):
-        raise ValueError(f"uniforms must have shape ({rows.shape[0]}, {ROLLOUT_STEPS}), got {uniforms.shape}")
-    _rollout(rows, uniforms, round_limit or 0)
-
-
-def row_outcomes(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per row after a round: winner (-2 none, -1 draw, 0, 1), points ``[N, 2]``, geishas ``[N, 2]``."""
-    markers = rows[:, MARKERS : MARKERS + 7]
-    points = np.stack([((markers == p) * _VALUES).sum(1) for p in (0, 1)], axis=1)
-    geishas = np.stack([(markers == p).sum(1) for p in (0, 1)], axis=1)
-    return rows[:, WINNER], points, geishas
+    return _uniform_actions(mask, rng.random(mask.shape[0]))
 
 
 # ----------------------------------------------------------- the class ---
@@ -533,10 +118,7 @@ class VectorHanamikoji:
     def __init__(self, num_envs: int, seed: int | None = None, round_limit: int | None = None) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
-        if round_limit is not None and (
-            isinstance(round_limit, bool) or not isinstance(round_limit, int) or round_limit < 1
-        ):
-            raise ValueError(f"round_limit must be None or a positive int, got {round_limit!r}")
+        validate_round_limit(round_limit)
         self.num_envs = int(num_envs)
         self.round_limit = round_limit
         self._seed = seed
@@ -561,7 +143,7 @@ class VectorHanamikoji:
         rows = np.arange(self.num_envs)
         self._deal(rows, np.ones(self.num_envs, dtype=np.bool_))
         self._reset_done = True
-        _encode_all(self._s, self._obs, self._mask, self._to_play)
+        _encode_to_move(self._s, self._obs, self._mask, self._to_play)
         return self._obs.copy(), self._mask.copy(), self._to_play.copy()
 
     def step(
@@ -590,15 +172,15 @@ class VectorHanamikoji:
         n = self.num_envs
         rewards = np.zeros((n, 2), dtype=np.float32)
         done = np.zeros(n, dtype=np.bool_)
-        winners = np.full(n, NO_WINNER, dtype=np.int8)
+        winners = np.full(n, NO_WINNER, dtype=np.int8)  # per env: the winner of a game that just ended
         rounds = np.zeros(n, dtype=np.int32)
         _apply_all(self._s, a, self.round_limit or 0, rewards, done, winners, rounds)
-        phase = self._s[:, PHASE]
-        rows = np.flatnonzero(phase >= _ROUND_OVER)
+        phase = self._s[:, C_PHASE]
+        rows = np.flatnonzero(phase >= ROUND_OVER)
         if rows.size:
             self._n_decks[done] = 0  # scripted decks belong to the game that just ended
-            self._deal(rows, phase[rows] == _GAME_OVER)
-        _encode_all(self._s, self._obs, self._mask, self._to_play)
+            self._deal(rows, phase[rows] == GAME_OVER)
+        _encode_to_move(self._s, self._obs, self._mask, self._to_play)
         info = {"winner": winners, "rounds": rounds}
         return self._obs.copy(), self._mask.copy(), self._to_play.copy(), rewards, done, info
 
@@ -609,13 +191,13 @@ class VectorHanamikoji:
             raise ValueError(f"seats must be {self.num_envs} values of 0 or 1")
         obs = np.zeros((self.num_envs, OBS_SIZE), dtype=np.float32)
         mask = np.zeros((self.num_envs, NUM_ACTIONS), dtype=np.int8)
-        _encode_rows(self._s, seats.astype(np.int8), obs, mask)
+        encode_rows(self._s, seats.astype(np.int8), obs, mask)
         return obs, mask
 
     def markers(self) -> tuple[np.ndarray, np.ndarray]:
         """Public board facts per env: the round number ``[N]`` and marker owners ``[N, 7]``
         (0, 1 by seat, -1 centre), e.g. for reward shaping at each scoring."""
-        return self._s[:, ROUND].copy(), self._s[:, MARKERS : MARKERS + 7].copy()
+        return self._s[:, C_ROUND].copy(), self._s[:, C_MARKERS : C_MARKERS + NUM_GEISHAS].copy()
 
     def get_state(self) -> dict[str, Any]:
         """Everything needed to continue identically (for training checkpoints)."""
@@ -638,14 +220,14 @@ class VectorHanamikoji:
         self._rng = np.random.default_rng()
         self._rng.bit_generator.state = state["rng"]
         self._reset_done = bool(state["reset_done"])
-        _encode_all(self._s, self._obs, self._mask, self._to_play)
+        _encode_to_move(self._s, self._obs, self._mask, self._to_play)
         return self._obs.copy(), self._mask.copy(), self._to_play.copy()
 
     # --------------------------------------------------------- helpers ---
 
     def _deal(self, rows: np.ndarray, new_game: np.ndarray) -> None:
         """Deal the next round (or a new game's first) for ``rows``: scripted or shuffled."""
-        next_round = np.where(new_game, 1, self._s[rows, ROUND] + 1)
+        next_round = np.where(new_game, 1, self._s[rows, C_ROUND] + 1)
         scripted = next_round <= self._n_decks[rows]
         decks = np.empty((rows.size, NUM_CARDS), dtype=np.int8)
         if scripted.any():

@@ -10,10 +10,11 @@ from hanamikoji_env import env
 from hanamikoji_env.bots.policy import PolicyBot
 from hanamikoji_env.bots.rollout import FUTURE_DECKS, OPPONENT_UNIFORMS, RolloutBot
 from hanamikoji_env.bots.search import determinize
+from hanamikoji_env.engine import rows_from_states
 from hanamikoji_env.nn import PolicyNet, save_checkpoint
 from hanamikoji_env.observation import decode
 from hanamikoji_env.rules import FULL_DECK
-from hanamikoji_env.vector import VectorHanamikoji, _random_actions, rows_from_states
+from hanamikoji_env.vector import VectorHanamikoji, uniform_actions
 
 
 @pytest.fixture
@@ -64,7 +65,7 @@ def reference_q(bot: RolloutBot, vector: np.ndarray, mask: np.ndarray) -> np.nda
         if not np.isnan(value).any():
             break
         mine = to_play == 0
-        actions = _random_actions(
+        actions = uniform_actions(
             m, uniforms[np.tile(np.arange(n), k), np.minimum(moves, OPPONENT_UNIFORMS - 1)]
         )
         actions[mine] = bot.greedy(obs[mine], m[mine])

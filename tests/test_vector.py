@@ -226,60 +226,6 @@ def test_gymnasium_vector_adapter_runs_under_the_standard_vector_wrappers() -> N
     assert len(episodes) > 20 and 30 < np.mean(episodes) < 150
 
 
-def test_search_simulator_matches_the_engine() -> None:
-    """rows_from_states + rollout (the search bot's simulator) against rules.apply, same choices."""
-    from hanamikoji_env import rules
-    from hanamikoji_env.observation import encode
-    from hanamikoji_env.vector import (
-        ROLLOUT_STEPS,
-        SEL,
-        WIDTH,
-        _encode_all,
-        apply_sequences,
-        rollout,
-        rows_from_states,
-    )
-
-    rng = np.random.default_rng(21)
-    states = []
-    for _ in range(400):  # random positions of every phase, from random games
-        state = rules.new_game(
-            rules.shuffled_deck(rng), round_limit=int(rng.integers(1, 3)) if rng.random() < 0.3 else None
-        )
-        for _ in range(int(rng.integers(0, 40))):
-            if state.phase >= rules.Phase.ROUND_OVER:
-                break
-            legal = rules.legal_actions(state)
-            state = rules.apply(state, legal[int(rng.integers(len(legal)))])
-        if state.phase < rules.Phase.ROUND_OVER:
-            states.append(state)
-    rows = rows_from_states(states)
-    obs = np.zeros((len(states), OBS_SIZE), np.float32)
-    mask = np.zeros((len(states), 23), np.int8)
-    _encode_all(rows, obs, mask, np.zeros(len(states), np.int8))
-    for i, st in enumerate(states):
-        assert np.array_equal(obs[i], encode(st, st.to_move))
-        assert mask[i].tolist() == list(rules.legal_mask(st))
-    u = rng.random((len(states), ROLLOUT_STEPS))
-    limits = {st.round_limit for st in states}
-    for limit in limits:
-        idx = [i for i, st in enumerate(states) if st.round_limit == limit]
-        part = rows[idx]
-        rollout(part, u[idx], limit)
-        for j, i in enumerate(idx):
-            st, k = states[i], 0
-            while st.phase < rules.Phase.ROUND_OVER:
-                legal = rules.legal_actions(st)
-                st = rules.apply(st, legal[int(u[i, k] * len(legal))])
-                k += 1
-            ref = rows_from_states([st])[0]
-            keep = np.r_[0:SEL, SEL + 16 : WIDTH]  # selection/offer/pile slots are stale once used
-            assert np.array_equal(part[j][keep], ref[keep]), (st, part[j])
-    bad = rows_from_states(states[:1])
-    with pytest.raises(ValueError, match="illegal action sequence"):
-        apply_sequences(bad, np.array([[22, 22]]), np.array([2]), None)
-
-
 def test_get_and_set_state_continue_identically() -> None:
     rng = np.random.default_rng(0)
     v = VectorHanamikoji(16, seed=4)

@@ -32,10 +32,11 @@ import torch
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.bots.search import determinize
 from hanamikoji_env.bots.spec import check_option
+from hanamikoji_env.engine import rows_from_states
 from hanamikoji_env.nn import PolicyNet, load_policy
 from hanamikoji_env.observation import decode
 from hanamikoji_env.rules import FULL_DECK
-from hanamikoji_env.vector import VectorHanamikoji, _random_actions, rows_from_states
+from hanamikoji_env.vector import VectorHanamikoji, uniform_actions
 
 FUTURE_DECKS = 8
 """Rounds whose decks are drawn in advance (shared by all actions); later ones come from the engine."""
@@ -128,7 +129,7 @@ class RolloutBot(Bot):
                 sample, slot, opp_moves = sample[keep], slot[keep], opp_moves[keep]
             mine = to_play == 0
             u = uniforms[sample, np.minimum(opp_moves, OPPONENT_UNIFORMS - 1)]
-            actions = _random_actions(m, u)
+            actions = uniform_actions(m, u)
             if mine.any():
                 actions[mine] = self.greedy(obs[mine], m[mine])
             opp_moves += ~mine

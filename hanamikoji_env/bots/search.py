@@ -10,9 +10,9 @@ At each decision that has a choice, the bot
    Trade-off, the removed card, the draw pile), consistent with everything in
    its observation and nothing else;
 3. plays every candidate in every determinization to the end of the round
-   with the rules' compiled kernels (the batch engine's, proven identical to
-   the engine), uniform random moves after the candidate, using the same
-   determinizations and random numbers for every candidate;
+   (a playout, :mod:`hanamikoji_env.simulate`, on the engine's compiled kernels),
+   uniform random moves after the candidate, using the same determinizations
+   and random numbers for every candidate;
 4. picks the candidate with the best mean outcome: +1 / -1 for a game won or
    lost at that scoring, otherwise half the lead in charm points and geishas
    the markers give (they carry over to the next round), plus a small share of
@@ -30,9 +30,10 @@ from hanamikoji_env.actions import CARD_BASE, COMPETITION, GIFT, SECRET, TRADEOF
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.bots.heuristic import HeuristicBot, Position
 from hanamikoji_env.bots.spec import check_option
+from hanamikoji_env.engine import rows_from_states
 from hanamikoji_env.observation import InfoSet, decode
 from hanamikoji_env.rules import Phase, State, cards_of, count_cards
-from hanamikoji_env.vector import ROLLOUT_STEPS, apply_sequences, rollout, row_outcomes, rows_from_states
+from hanamikoji_env.simulate import PLAYOUT_STEPS, apply_sequences, playout, row_outcomes
 
 PRIOR = 0.02
 """Weight of the heuristic score (about -25..25) added to a plan's mean outcome."""
@@ -107,7 +108,7 @@ class SearchBot(Bot):
         return token, cards
 
     def _evaluate(self, info: InfoSet, sequences: list[list[int]]) -> np.ndarray:
-        """Mean outcome of each action sequence over the same determinizations and rollouts."""
+        """Mean outcome of each action sequence over the same determinizations and playouts."""
         base = rows_from_states([determinize(info, self.rng, self.round_limit) for _ in range(self.samples)])
         k = len(sequences)
         rows = np.tile(base, (k, 1))
@@ -118,9 +119,9 @@ class SearchBot(Bot):
             actions[j * self.samples : (j + 1) * self.samples, : len(q)] = q
             lengths[j * self.samples : (j + 1) * self.samples] = len(q)
         apply_sequences(rows, actions, lengths, self.round_limit)
-        # common random numbers: every candidate sees the same rollout randomness
-        u = np.tile(self.rng.random((self.samples, ROLLOUT_STEPS)), (k, 1))
-        rollout(rows, u, self.round_limit)
+        # common random numbers: every candidate sees the same playout randomness
+        u = np.tile(self.rng.random((self.samples, PLAYOUT_STEPS)), (k, 1))
+        playout(rows, u, self.round_limit)
         winner, points, geishas = row_outcomes(rows)
         lead = (points[:, 0] - points[:, 1]) / 11.0 + (geishas[:, 0] - geishas[:, 1]) / 4.0
         value = np.where(winner == 0, 1.0, np.where(winner == 1, -1.0, 0.5 * np.clip(lead, -1.0, 1.0)))

@@ -1,0 +1,483 @@
+"""The compiled engine: the engine of record of every game played with this package.
+
+A game is one row of int32 numbers (the layout below); numba-compiled kernels
+deal a round, list the legal moves, apply a move and score a round, on one row
+(the AEC env) or on many rows at once (the batch engine, the search bots'
+simulations).  The observation encoder over the same rows lives in
+:mod:`hanamikoji_env.observation`.
+
+:mod:`hanamikoji_env.rules` is the readable executable specification of the
+same rules.  This module offers its API on :class:`~hanamikoji_env.rules.State`
+too (:func:`new_game`, :func:`next_round`, :func:`apply`, :func:`legal_mask`),
+so every hand-worked rule test runs against both (``tests/test_rules.py``), and
+:func:`hanamikoji_env.differential.compare_with_spec` proves them identical over
+many random games, state by state.  Every number of the rules comes from
+:mod:`hanamikoji_env.rules` and :mod:`hanamikoji_env.actions`.
+
+Rule -> kernel: deal and the automatic draw -> :func:`deal`, :func:`start_turn`;
+legal moves -> :func:`legal`; tokens, Gift and Competition answers ->
+:func:`apply_one`; scoring, markers and the winner -> :func:`end_turn`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numba import njit
+
+from hanamikoji_env.actions import (
+    CARD_BASE,
+    COMP_TAKE_A,
+    COMP_TAKE_B,
+    COMPETITION,
+    GIFT,
+    GIFT_TAKE_BASE,
+    NUM_ACTIONS,
+    NUM_TOKENS,
+    SECRET,
+    SPLIT_BASE,
+    SPLITS,
+    TOKEN_SIZES,
+    TRADEOFF,
+)
+from hanamikoji_env.rules import (
+    CENTRE,
+    DRAW,
+    DRAW_PILE_SIZE,
+    HAND_SIZE,
+    NUM_GEISHAS,
+    TURNS_PER_ROUND,
+    VALUES,
+    WIN_GEISHAS,
+    WIN_POINTS,
+    Phase,
+    RoundSummary,
+    State,
+    score,
+    validate_deck,
+    validate_round_limit,
+)
+
+# ------------------------------------------------------------ the row ---
+
+MAX_SELECTION = max(TOKEN_SIZES)
+"""Cards a token can use at most (Competition's 4): the width of the selection and offer columns."""
+
+
+def _columns(spec: list[tuple[str, int]]) -> dict[str, int]:
+    offsets, at = {}, 0
+    for name, width in spec:
+        offsets[name] = at
+        at += width
+    offsets["WIDTH"] = at
+    return offsets
+
+
+_C = _columns(
+    [
+        ("ROUND", 1), ("STARTER", 1), ("TURN", 1), ("CURRENT", 1), ("TO_MOVE", 1), ("PHASE", 1),
+        ("TOKEN", 1), ("SEL_LEN", 1), ("OFFER_LEN", 1), ("PILE_POS", 1), ("REMOVED", 1),
+        ("WINNER", 1), ("SECRETS", 2), ("HANDS", 2 * NUM_GEISHAS), ("TRADEOFFS", 2 * NUM_GEISHAS),
+        ("PLACED", 2 * NUM_GEISHAS), ("MARKERS", NUM_GEISHAS), ("SPENT", 2 * NUM_TOKENS),
+        ("SELECTION", MAX_SELECTION), ("OFFER", MAX_SELECTION), ("PILE", DRAW_PILE_SIZE),
+    ]
+)  # fmt: skip
+C_ROUND, C_STARTER, C_TURN, C_CURRENT, C_TO_MOVE = (
+    _C["ROUND"],
+    _C["STARTER"],
+    _C["TURN"],
+    _C["CURRENT"],
+    _C["TO_MOVE"],
+)
+C_PHASE, C_TOKEN, C_SEL_LEN, C_OFFER_LEN = _C["PHASE"], _C["TOKEN"], _C["SEL_LEN"], _C["OFFER_LEN"]
+C_PILE_POS, C_REMOVED, C_WINNER = _C["PILE_POS"], _C["REMOVED"], _C["WINNER"]
+C_SECRETS = _C["SECRETS"]
+"""Each seat's Secret card (-1 none); kept through the scoring (the observation hides it then)."""
+C_HANDS, C_TRADEOFFS, C_PLACED = _C["HANDS"], _C["TRADEOFFS"], _C["PLACED"]
+"""Cards per geisha, seat 0's 7 then seat 1's."""
+C_MARKERS = _C["MARKERS"]
+"""Owner of each geisha's marker: 0, 1 or CENTRE."""
+C_SPENT = _C["SPENT"]
+"""Each seat's spent tokens, 0/1, seat 0's 4 then seat 1's."""
+C_SELECTION, C_OFFER, C_PILE = _C["SELECTION"], _C["OFFER"], _C["PILE"]
+WIDTH = _C["WIDTH"]
+
+NO_WINNER = -2
+"""``C_WINNER`` while the game goes on (:data:`~hanamikoji_env.rules.DRAW` is -1)."""
+
+TOKEN_PHASE, SELECT_PHASE, SPLIT_PHASE = int(Phase.TOKEN), int(Phase.SELECT), int(Phase.SPLIT)
+GIFT_PHASE, COMP_PHASE = int(Phase.GIFT_ANSWER), int(Phase.COMP_ANSWER)
+ROUND_OVER, GAME_OVER = int(Phase.ROUND_OVER), int(Phase.GAME_OVER)
+
+_SIZES = np.array(TOKEN_SIZES, dtype=np.int32)
+_VALUES = np.array(VALUES, dtype=np.int32)
+_SPLITS = np.array(SPLITS, dtype=np.int32)
+NUM_SPLITS = len(SPLITS)
+GIFT_SIZE = TOKEN_SIZES[GIFT]
+COMP_SIZE = TOKEN_SIZES[COMPETITION]
+SET_SIZE = COMP_SIZE // 2
+
+# ------------------------------------------------------------- kernels ---
+
+
+@njit(cache=True)
+def deal(s, i, deck, new_game):
+    """Deal a round (or the first round of a new game) from ``deck`` into row ``i``."""
+    if new_game:
+        s[i, C_ROUND] = 0
+        s[i, C_STARTER] = 1  # so that seat 0 starts the first round
+        s[i, C_WINNER] = NO_WINNER
+        for g in range(NUM_GEISHAS):
+            s[i, C_MARKERS + g] = CENTRE
+    s[i, C_ROUND] += 1
+    starter = 1 - s[i, C_STARTER]
+    s[i, C_STARTER] = starter
+    s[i, C_TURN] = 0
+    s[i, C_TOKEN] = -1
+    s[i, C_SEL_LEN] = 0
+    s[i, C_OFFER_LEN] = 0
+    s[i, C_SECRETS] = -1
+    s[i, C_SECRETS + 1] = -1
+    for k in range(2 * NUM_GEISHAS):
+        s[i, C_HANDS + k] = 0
+        s[i, C_TRADEOFFS + k] = 0
+        s[i, C_PLACED + k] = 0
+    for k in range(2 * NUM_TOKENS):
+        s[i, C_SPENT + k] = 0
+    s[i, C_REMOVED] = deck[0]
+    for k in range(HAND_SIZE):
+        s[i, C_HANDS + deck[1 + k]] += 1
+        s[i, C_HANDS + NUM_GEISHAS + deck[1 + HAND_SIZE + k]] += 1
+    for k in range(DRAW_PILE_SIZE):
+        s[i, C_PILE + k] = deck[1 + 2 * HAND_SIZE + k]
+    s[i, C_PILE_POS] = 0
+    start_turn(s, i, starter)
+
+
+@njit(cache=True)
+def start_turn(s, i, seat):
+    """``seat`` draws the top card of the pile, then chooses a token."""
+    top = s[i, C_PILE + s[i, C_PILE_POS]]
+    s[i, C_PILE_POS] += 1
+    s[i, C_HANDS + NUM_GEISHAS * seat + top] += 1
+    s[i, C_CURRENT] = seat
+    s[i, C_TO_MOVE] = seat
+    s[i, C_PHASE] = TOKEN_PHASE
+
+
+@njit(cache=True)
+def _split_key(s, i, k):
+    """The unordered pair of sets of split ``k`` as one comparable int."""
+    a0 = s[i, C_OFFER + _SPLITS[k, 0]]
+    a1 = s[i, C_OFFER + _SPLITS[k, 1]]
+    b0 = s[i, C_OFFER + _SPLITS[k, 2]]
+    b1 = s[i, C_OFFER + _SPLITS[k, 3]]
+    a = a0 * NUM_GEISHAS + a1
+    b = b0 * NUM_GEISHAS + b1
+    return a * NUM_GEISHAS**2 + b if a <= b else b * NUM_GEISHAS**2 + a
+
+
+@njit(cache=True)
+def legal(s, i, m):
+    """Write row ``i``'s legal mask into ``m`` (length NUM_ACTIONS); all 0 when nobody moves."""
+    for a in range(NUM_ACTIONS):
+        m[a] = 0
+    phase = s[i, C_PHASE]
+    cur = s[i, C_CURRENT]
+    if phase == TOKEN_PHASE:
+        for t in range(NUM_TOKENS):
+            if s[i, C_SPENT + NUM_TOKENS * cur + t] == 0:
+                m[t] = 1
+    elif phase == SELECT_PHASE:
+        # cards come in non-decreasing geisha order; allow those from which the selection can be completed
+        n = s[i, C_SEL_LEN]
+        need = _SIZES[s[i, C_TOKEN]] - n
+        lo = s[i, C_SELECTION + n - 1] if n > 0 else 0
+        suffix = 0
+        for g in range(NUM_GEISHAS - 1, lo - 1, -1):
+            avail = s[i, C_HANDS + NUM_GEISHAS * cur + g]
+            for k in range(n):
+                if s[i, C_SELECTION + k] == g:
+                    avail -= 1
+            suffix += avail
+            if avail > 0 and suffix >= need:
+                m[CARD_BASE + g] = 1
+    elif phase == SPLIT_PHASE:
+        # a split that makes the same two sets as a lower id is masked out
+        for k in range(NUM_SPLITS):
+            key = _split_key(s, i, k)
+            new = True
+            for j in range(k):
+                if _split_key(s, i, j) == key:
+                    new = False
+            if new:
+                m[SPLIT_BASE + k] = 1
+    elif phase == GIFT_PHASE:
+        for k in range(GIFT_SIZE):
+            m[GIFT_TAKE_BASE + s[i, C_OFFER + k]] = 1
+    elif phase == COMP_PHASE:
+        m[COMP_TAKE_A] = 1
+        for k in range(SET_SIZE):
+            if s[i, C_OFFER + k] != s[i, C_OFFER + SET_SIZE + k]:
+                m[COMP_TAKE_B] = 1  # the sets differ
+
+
+@njit(cache=True)
+def end_turn(s, i, seat, round_limit):
+    """Spend the token; the next turn, or the scoring after the last one: Secrets revealed onto
+    their sides, Trade-offs never counted, markers move on strict majorities, then the winner."""
+    s[i, C_SPENT + NUM_TOKENS * seat + s[i, C_TOKEN]] = 1
+    s[i, C_TOKEN] = -1
+    s[i, C_SEL_LEN] = 0
+    s[i, C_OFFER_LEN] = 0
+    s[i, C_TURN] += 1
+    if s[i, C_TURN] < TURNS_PER_ROUND:
+        start_turn(s, i, 1 - seat)
+        return
+    for p in range(2):
+        s[i, C_PLACED + NUM_GEISHAS * p + s[i, C_SECRETS + p]] += 1
+    points0 = points1 = gei0 = gei1 = 0
+    for g in range(NUM_GEISHAS):
+        c0 = s[i, C_PLACED + g]
+        c1 = s[i, C_PLACED + NUM_GEISHAS + g]
+        if c0 > c1:
+            s[i, C_MARKERS + g] = 0
+        elif c1 > c0:
+            s[i, C_MARKERS + g] = 1
+        owner = s[i, C_MARKERS + g]  # a tie leaves the marker where it was
+        if owner == 0:
+            points0 += _VALUES[g]
+            gei0 += 1
+        elif owner == 1:
+            points1 += _VALUES[g]
+            gei1 += 1
+    w = NO_WINNER
+    if points0 >= WIN_POINTS:  # both cannot: more than the 21 points in all
+        w = 0
+    elif points1 >= WIN_POINTS:
+        w = 1
+    elif gei0 >= WIN_GEISHAS:  # both cannot: more than the 7 geishas
+        w = 0
+    elif gei1 >= WIN_GEISHAS:
+        w = 1
+    elif round_limit > 0 and s[i, C_ROUND] >= round_limit:
+        if points0 != points1:
+            w = 0 if points0 > points1 else 1
+        elif gei0 != gei1:
+            w = 0 if gei0 > gei1 else 1
+        else:
+            w = DRAW
+    s[i, C_WINNER] = w
+    s[i, C_PHASE] = ROUND_OVER if w == NO_WINNER else GAME_OVER
+
+
+@njit(cache=True)
+def apply_one(s, i, a, round_limit):
+    """Apply the legal action ``a`` to row ``i``; returns the new phase."""
+    phase = s[i, C_PHASE]
+    seat = s[i, C_CURRENT]
+    if phase == TOKEN_PHASE:
+        s[i, C_TOKEN] = a
+        s[i, C_SEL_LEN] = 0
+        s[i, C_PHASE] = SELECT_PHASE
+    elif phase == SELECT_PHASE:
+        n = s[i, C_SEL_LEN]
+        s[i, C_SELECTION + n] = a - CARD_BASE
+        n += 1
+        s[i, C_SEL_LEN] = n
+        token = s[i, C_TOKEN]
+        if n == _SIZES[token]:  # the selection is complete: play the token
+            for k in range(n):
+                s[i, C_HANDS + NUM_GEISHAS * seat + s[i, C_SELECTION + k]] -= 1
+            s[i, C_SEL_LEN] = 0
+            if token == SECRET:
+                s[i, C_SECRETS + seat] = s[i, C_SELECTION]
+                end_turn(s, i, seat, round_limit)
+            elif token == TRADEOFF:
+                for k in range(n):
+                    s[i, C_TRADEOFFS + NUM_GEISHAS * seat + s[i, C_SELECTION + k]] += 1
+                end_turn(s, i, seat, round_limit)
+            else:
+                for k in range(n):
+                    s[i, C_OFFER + k] = s[i, C_SELECTION + k]
+                s[i, C_OFFER_LEN] = n
+                if token == GIFT:
+                    s[i, C_PHASE] = GIFT_PHASE
+                    s[i, C_TO_MOVE] = 1 - seat
+                else:
+                    s[i, C_PHASE] = SPLIT_PHASE
+    elif phase == SPLIT_PHASE:
+        k = a - SPLIT_BASE
+        c0 = s[i, C_OFFER + _SPLITS[k, 0]]
+        c1 = s[i, C_OFFER + _SPLITS[k, 1]]
+        c2 = s[i, C_OFFER + _SPLITS[k, 2]]
+        c3 = s[i, C_OFFER + _SPLITS[k, 3]]
+        s[i, C_OFFER] = c0  # set A (it holds c0), then set B
+        s[i, C_OFFER + 1] = c1
+        s[i, C_OFFER + 2] = c2
+        s[i, C_OFFER + 3] = c3
+        s[i, C_PHASE] = COMP_PHASE
+        s[i, C_TO_MOVE] = 1 - seat
+    elif phase == GIFT_PHASE:
+        taken = a - GIFT_TAKE_BASE
+        gave = False
+        for k in range(GIFT_SIZE):
+            g = s[i, C_OFFER + k]
+            if g == taken and not gave:  # the answerer's one card goes to its side
+                s[i, C_PLACED + NUM_GEISHAS * (1 - seat) + g] += 1
+                gave = True
+            else:
+                s[i, C_PLACED + NUM_GEISHAS * seat + g] += 1
+        end_turn(s, i, seat, round_limit)
+    else:  # Competition answer: the answerer's set to its side, the other to the turn player's
+        take_a = a == COMP_TAKE_A
+        for k in range(COMP_SIZE):
+            to_answerer = (k < SET_SIZE) == take_a
+            side = 1 - seat if to_answerer else seat
+            s[i, C_PLACED + NUM_GEISHAS * side + s[i, C_OFFER + k]] += 1
+        end_turn(s, i, seat, round_limit)
+    return s[i, C_PHASE]
+
+
+@njit(cache=True)
+def pick(m, u):
+    """The legal action of mask row ``m`` at uniform ``u`` in [0, 1) (-1 if none is legal)."""
+    count = 0
+    for a in range(m.shape[0]):
+        count += m[a]
+    choice = int(u * count)
+    for a in range(m.shape[0]):
+        if m[a]:
+            if choice == 0:
+                return a
+            choice -= 1
+    return -1
+
+
+# ------------------------------------------------- the State-level API ---
+# The same functions as hanamikoji_env.rules, computed by the kernels: for the rule tests,
+# the differential check and tools.  The envs work on rows directly.
+
+
+def new_game(deck: Sequence[int], round_limit: int | None = None) -> State:
+    """:func:`hanamikoji_env.rules.new_game`, by the kernels."""
+    validate_round_limit(round_limit)
+    row = np.zeros((1, WIDTH), dtype=np.int32)
+    deal(row, 0, np.asarray(validate_deck(deck), dtype=np.int32), True)
+    return state_from_row(row[0], round_limit, None)
+
+
+def next_round(state: State, deck: Sequence[int]) -> State:
+    """:func:`hanamikoji_env.rules.next_round`, by the kernels."""
+    if state.phase != Phase.ROUND_OVER:
+        raise ValueError(f"next_round needs a state whose round is over, not phase {state.phase.name}")
+    row = rows_from_states([state])
+    deal(row, 0, np.asarray(validate_deck(deck), dtype=np.int32), False)
+    return state_from_row(row[0], state.round_limit, state.last_round)
+
+
+def legal_mask(state: State) -> tuple[int, ...]:
+    """:func:`hanamikoji_env.rules.legal_mask`, by the kernels."""
+    m = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    legal(rows_from_states([state]), 0, m)
+    return tuple(int(x) for x in m)
+
+
+def apply(state: State, action: int) -> State:
+    """:func:`hanamikoji_env.rules.apply`, by the kernels (same errors)."""
+    if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+        raise TypeError(f"action must be an int, got {type(action).__name__}")
+    action = int(action)
+    mask = legal_mask(state)
+    if not 0 <= action < NUM_ACTIONS or not mask[action]:
+        raise ValueError(
+            f"illegal action {action} in phase {state.phase.name} for seat {state.to_move}; "
+            f"legal: {[a for a, ok in enumerate(mask) if ok]}"
+        )
+    row = rows_from_states([state])
+    phase = apply_one(row, 0, action, state.round_limit or 0)
+    summary = round_summary(row[0]) if phase >= ROUND_OVER else state.last_round
+    return state_from_row(row[0], state.round_limit, summary)
+
+
+# ---------------------------------------------------- rows and States ---
+
+
+def rows_from_states(states: Sequence[State]) -> np.ndarray:
+    """The rows of engine states (``[len(states), WIDTH]`` int32)."""
+    rows = np.zeros((len(states), WIDTH), dtype=np.int32)
+    for i, st in enumerate(states):
+        r = rows[i]
+        r[C_ROUND], r[C_STARTER], r[C_TURN], r[C_CURRENT], r[C_TO_MOVE] = (
+            st.round, st.starter, st.turn, st.current, st.to_move,
+        )  # fmt: skip
+        r[C_PHASE], r[C_TOKEN] = int(st.phase), st.token
+        r[C_SEL_LEN], r[C_OFFER_LEN] = len(st.selection), len(st.offer)
+        r[C_PILE_POS] = DRAW_PILE_SIZE - len(st.draw_pile)
+        r[C_REMOVED] = st.removed
+        r[C_WINNER] = NO_WINNER if st.winner is None else st.winner
+        r[C_SECRETS : C_SECRETS + 2] = st.secrets
+        r[C_HANDS : C_HANDS + 2 * NUM_GEISHAS] = st.hands[0] + st.hands[1]
+        r[C_TRADEOFFS : C_TRADEOFFS + 2 * NUM_GEISHAS] = st.tradeoffs[0] + st.tradeoffs[1]
+        r[C_PLACED : C_PLACED + 2 * NUM_GEISHAS] = st.placed[0] + st.placed[1]
+        r[C_MARKERS : C_MARKERS + NUM_GEISHAS] = st.markers
+        r[C_SPENT : C_SPENT + 2 * NUM_TOKENS] = st.spent[0] + st.spent[1]
+        r[C_SELECTION : C_SELECTION + len(st.selection)] = st.selection
+        r[C_OFFER : C_OFFER + len(st.offer)] = st.offer
+        r[C_PILE + r[C_PILE_POS] : C_PILE + DRAW_PILE_SIZE] = st.draw_pile
+    return rows
+
+
+def state_from_row(row: np.ndarray, round_limit: int | None, last_round: RoundSummary | None) -> State:
+    """The :class:`~hanamikoji_env.rules.State` of one row (``round_limit`` and the latest
+    scoring's summary are not part of a row)."""
+    r = row.tolist()
+    phase = Phase(r[C_PHASE])
+
+    def pair(at: int, width: int) -> tuple:
+        return tuple(r[at : at + width]), tuple(r[at + width : at + 2 * width])
+
+    scored = phase >= Phase.ROUND_OVER  # the Secrets are on the sides now
+    winner = r[C_WINNER]
+    spent = pair(C_SPENT, NUM_TOKENS)
+    return State(
+        round=r[C_ROUND],
+        starter=r[C_STARTER],
+        turn=r[C_TURN],
+        current=r[C_CURRENT],
+        to_move=r[C_TO_MOVE],
+        phase=phase,
+        hands=pair(C_HANDS, NUM_GEISHAS),  # type: ignore[arg-type]
+        secrets=(-1, -1) if scored else (r[C_SECRETS], r[C_SECRETS + 1]),
+        tradeoffs=pair(C_TRADEOFFS, NUM_GEISHAS),  # type: ignore[arg-type]
+        placed=pair(C_PLACED, NUM_GEISHAS),  # type: ignore[arg-type]
+        markers=tuple(r[C_MARKERS : C_MARKERS + NUM_GEISHAS]),
+        spent=(tuple(bool(x) for x in spent[0]), tuple(bool(x) for x in spent[1])),  # type: ignore[arg-type]
+        token=r[C_TOKEN],
+        selection=tuple(r[C_SELECTION : C_SELECTION + r[C_SEL_LEN]]),
+        offer=tuple(r[C_OFFER : C_OFFER + r[C_OFFER_LEN]]),
+        draw_pile=tuple(r[C_PILE + r[C_PILE_POS] : C_PILE + DRAW_PILE_SIZE]),
+        removed=r[C_REMOVED],
+        winner=None if winner == NO_WINNER else winner,
+        round_limit=round_limit,
+        last_round=last_round,
+    )
+
+
+def round_summary(row: np.ndarray) -> RoundSummary:
+    """The public result of the scoring a row has just had (its Secrets are still recorded)."""
+    r = row.tolist()
+    markers = tuple(r[C_MARKERS : C_MARKERS + NUM_GEISHAS])
+    points, geishas = score(markers)
+    return RoundSummary(
+        round=r[C_ROUND],
+        markers=markers,
+        points=points,
+        geishas=geishas,
+        secrets=(r[C_SECRETS], r[C_SECRETS + 1]),
+        placed=(
+            tuple(r[C_PLACED : C_PLACED + NUM_GEISHAS]),  # type: ignore[arg-type]
+            tuple(r[C_PLACED + NUM_GEISHAS : C_PLACED + 2 * NUM_GEISHAS]),  # type: ignore[arg-type]
+        ),
+    )
