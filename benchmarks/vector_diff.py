@@ -1,7 +1,10 @@
-"""The long differential check: 100,000 games through the batch engine and the AEC env.
+"""The long differential checks (hanamikoji_env.differential), 100,000 games each by default.
 
-Same decks, same random legal actions; every decision's observation, mask and
-acting player, and every game's rewards, winner and rounds must be equal.
+1. The engine of record's kernels against the readable specification (rules.py):
+   same decks, same random legal moves, the whole state equal at every decision.
+2. The batch engine against the AEC env: every decision's observation, mask and
+   acting player, and every game's rewards, winner and rounds equal.
+
 Usage: ``python benchmarks/vector_diff.py [--games 100000] [--seed 0]``.
 """
 
@@ -12,7 +15,7 @@ import time
 
 from tqdm import tqdm
 
-from hanamikoji_env.differential import compare_engines
+from hanamikoji_env.differential import compare_engines, compare_with_spec
 
 
 def main() -> None:
@@ -20,26 +23,33 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    start = time.perf_counter()
-    total = {"games": 0, "decisions": 0, "rounds": 0}
     # three quarters official games, the rest with round limits 1 and 3
     plan = [
         (None, args.games * 3 // 4),
         (1, args.games // 8),
         (3, args.games - args.games * 3 // 4 - args.games // 8),
     ]
-    with tqdm(total=args.games, unit="game") as bar:
-        for k, (limit, games) in enumerate(plan):
-            stats = compare_engines(
-                games, num_envs=512, seed=args.seed + k, round_limit=limit, progress=bar.update
-            )
-            for key in total:
-                total[key] += stats[key]
-    elapsed = time.perf_counter() - start
-    print(
-        f"identical: {total['games']:,} games, {total['rounds']:,} rounds, {total['decisions']:,} decisions"
-        f" compared in {elapsed:.0f} s (seed {args.seed})"
-    )
+    for name, check in (
+        (
+            "engine vs specification",
+            lambda g, k, limit, bar: compare_with_spec(g, args.seed + k, limit, bar.update),
+        ),
+        (
+            "batch engine vs AEC env",
+            lambda g, k, limit, bar: compare_engines(g, 512, args.seed + k, limit, progress=bar.update),
+        ),
+    ):
+        total = {"games": 0, "decisions": 0, "rounds": 0}
+        start = time.perf_counter()
+        with tqdm(total=args.games, unit="game", desc=name) as bar:
+            for k, (limit, games) in enumerate(plan):
+                stats = check(games, k, limit, bar)
+                for key in total:
+                    total[key] += stats[key]
+        print(
+            f"{name}: identical over {total['games']:,} games, {total['rounds']:,} rounds, "
+            f"{total['decisions']:,} decisions in {time.perf_counter() - start:.0f} s (seed {args.seed})"
+        )
 
 
 if __name__ == "__main__":

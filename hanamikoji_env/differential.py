@@ -1,9 +1,16 @@
-"""Differential check: the batch engine plays exactly the game of the AEC env.
+"""Differential checks: every other way of playing the game plays exactly the specification's game.
 
-Both engines get the same scripted decks and the same (random legal) actions;
-at every decision the observations of both seats, the mask and the acting
-player must be equal, and at the end the rewards, winner and number of rounds.  Used by
-``tests/test_vector.py`` (a few thousand games) and
+- :func:`compare_with_spec`: the engine of record's kernels
+  (:mod:`hanamikoji_env.engine`) against the readable specification
+  (:mod:`hanamikoji_env.rules`): the same decks and random legal moves, and at
+  every decision the whole state, the legal mask and, after each scoring, the
+  round summary must be equal.
+- :func:`compare_engines`: the batch engine's driver (``VectorHanamikoji``:
+  scripted decks, auto-reset, views of both seats) against the AEC env: at
+  every decision the observations of both seats, the mask and the acting
+  player, and at the end the rewards, winner and number of rounds.
+
+Used by ``tests/test_differential.py`` (thousands of games) and
 ``benchmarks/vector_diff.py`` (100,000 games).
 """
 
@@ -13,13 +20,65 @@ from collections.abc import Callable
 
 import numpy as np
 
-from hanamikoji_env import rules
+from hanamikoji_env import engine, rules
+from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.aec import raw_env
 from hanamikoji_env.vector import VectorHanamikoji, random_actions
 
 
 class MismatchError(AssertionError):
     """The two engines disagreed."""
+
+
+def compare_with_spec(
+    num_games: int,
+    seed: int = 0,
+    round_limit: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, int]:
+    """Play ``num_games`` random games through the specification and the engine's kernels, side by side;
+    raise :class:`MismatchError` at the first difference.  Returns counts: games, decisions, rounds."""
+    rng = np.random.default_rng(seed)
+    decisions = rounds = 0
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    for game in range(num_games):
+        deck = rules.shuffled_deck(rng)
+        spec = rules.new_game(deck, round_limit)
+        row = np.zeros((1, engine.WIDTH), dtype=np.int32)
+        engine.deal(row, 0, np.array(deck), True)
+        while True:
+            got = engine.state_from_row(row[0], round_limit, spec.last_round)
+            if got != spec:
+                raise MismatchError(
+                    f"game {game}, decision {decisions}: engine {got} != specification {spec}"
+                )
+            if spec.phase == rules.Phase.GAME_OVER:
+                break
+            if spec.phase == rules.Phase.ROUND_OVER:
+                deck = rules.shuffled_deck(rng)
+                spec = rules.next_round(spec, deck)
+                engine.deal(row, 0, np.array(deck), False)
+                rounds += 1
+                continue
+            engine.legal(row, 0, mask)
+            legal = rules.legal_mask(spec)
+            if tuple(mask.tolist()) != legal:
+                raise MismatchError(
+                    f"game {game}: engine mask {mask.tolist()} != specification {legal} in {spec}"
+                )
+            actions = [a for a, ok in enumerate(legal) if ok]
+            action = actions[int(rng.integers(len(actions)))]
+            spec = rules.apply(spec, action)
+            phase = engine.apply_one(row, 0, action, round_limit or 0)
+            decisions += 1
+            if phase >= engine.ROUND_OVER and engine.round_summary(row[0]) != spec.last_round:
+                raise MismatchError(
+                    f"game {game}: engine scoring {engine.round_summary(row[0])} != {spec.last_round}"
+                )
+        rounds += 1
+        if progress is not None:
+            progress(1)
+    return {"games": num_games, "decisions": decisions, "rounds": rounds}
 
 
 def compare_engines(

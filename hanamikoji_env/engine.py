@@ -8,7 +8,8 @@ simulations).  The observation encoder over the same rows lives in
 
 :mod:`hanamikoji_env.rules` is the readable executable specification of the
 same rules.  This module offers its API on :class:`~hanamikoji_env.rules.State`
-too (:func:`new_game`, :func:`next_round`, :func:`apply`, :func:`legal_mask`),
+too (:func:`new_game`, :func:`next_round`, :func:`apply`, :func:`legal_mask`,
+:func:`legal_actions`),
 so every hand-worked rule test runs against both (``tests/test_rules.py``), and
 :func:`hanamikoji_env.differential.compare_with_spec` proves them identical over
 many random games, state by state.  Every number of the rules comes from
@@ -382,6 +383,11 @@ def legal_mask(state: State) -> tuple[int, ...]:
     m = np.zeros(NUM_ACTIONS, dtype=np.int8)
     legal(rows_from_states([state]), 0, m)
     return tuple(int(x) for x in m)
+
+
+def legal_actions(state: State) -> list[int]:
+    """:func:`hanamikoji_env.rules.legal_actions`, by the kernels."""
+    return [a for a, ok in enumerate(legal_mask(state)) if ok]
 
 
 def apply(state: State, action: int) -> State:

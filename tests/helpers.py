@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from types import ModuleType
 from typing import NamedTuple
 
 import numpy as np
@@ -20,6 +21,8 @@ from hanamikoji_env.actions import (
     TOKEN_SIZES,
     TRADEOFF,
 )
+from hanamikoji_env.aec import AGENTS
+from hanamikoji_env.observation import encode
 from hanamikoji_env.rules import Phase
 
 
@@ -94,6 +97,61 @@ MIRROR_SCRIPT = [
     *competition((2, 3, 4, 6), split=0, take_a=True),
     *competition((2, 3, 4, 6), split=0, take_a=True),
 ]
+
+
+class Game:
+    """A scripted game on one engine's State API, seen as the AEC env shows it, for the rule tests.
+
+    ``impl`` is :mod:`hanamikoji_env.rules` (the specification) or :mod:`hanamikoji_env.engine`
+    (the engine of record): both offer ``new_game``, ``next_round``, ``apply``, ``legal_mask``.
+    Round ``k`` is dealt from ``decks[k - 1]``, later rounds from a seeded shuffle.
+    """
+
+    def __init__(self, impl: ModuleType, decks: list[list[int]], round_limit: int | None = None) -> None:
+        self.impl, self.decks = impl, decks
+        self.rng = np.random.default_rng(0)
+        self.game = impl.new_game(decks[0], round_limit)
+        self.infos: dict[str, dict] = {a: {} for a in AGENTS}
+        self.rewards = {a: 0.0 for a in AGENTS}
+        self.terminations = {a: False for a in AGENTS}
+
+    @property
+    def agents(self) -> list[str]:
+        return [] if self.game.phase == Phase.GAME_OVER else list(AGENTS)
+
+    @property
+    def agent_selection(self) -> str:
+        return AGENTS[self.game.to_move]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = AGENTS.index(agent)
+        mask = np.zeros(23, dtype=np.int8)
+        if seat == self.game.to_move:
+            mask[:] = self.impl.legal_mask(self.game)
+        return {"observation": encode(self.game, seat), "action_mask": mask}
+
+    def step(self, action: int) -> None:
+        state = self.impl.apply(self.game, action)
+        if state.phase >= Phase.ROUND_OVER:
+            summary = state.last_round.as_dict()
+            self.infos = {a: {"round_summary": dict(summary)} for a in AGENTS}
+            if state.phase == Phase.GAME_OVER:
+                self.rewards = dict(zip(AGENTS, rules.returns(state), strict=True))
+                self.terminations = {a: True for a in AGENTS}
+            else:
+                later = state.round >= len(self.decks)
+                deck = rules.shuffled_deck(self.rng) if later else self.decks[state.round]
+                state = self.impl.next_round(state, deck)
+        self.game = state
+
+
+def play(impl: ModuleType, script: list[int], decks: list[list[int]], round_limit: int | None = None) -> Game:
+    """``script`` played through a :class:`Game` on ``impl``."""
+    g = Game(impl, decks, round_limit)
+    for a in script:
+        assert g.agents, "the game ended before the script did"
+        g.step(a)
+    return g
 
 
 def random_game(
