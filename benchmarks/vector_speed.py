@@ -3,8 +3,8 @@
 For ``VectorHanamikoji`` at N = 1, 64, 1024, 4096 (actions sampled from the
 mask with ``random_actions``, vectorized) and, in the same run, for our AEC
 ``raw_env()`` and PettingZoo's ``leduc_holdem_v4`` through the normal
-``agent_iter`` loop.  A decision is a step of a live agent (the AEC loop's
-final ``step(None)`` calls are not counted).
+``agent_iter`` loop (the seed-once loop of ``env_speed.py``).  A decision is a
+step of a live agent (the AEC loop's final ``step(None)`` calls are not counted).
 
 Usage: ``python benchmarks/vector_speed.py [--seconds 3]`` (``bench`` extra for leduc).
 """
@@ -15,7 +15,7 @@ import argparse
 import time
 
 import numpy as np
-from env_speed import play
+from env_speed import seed_once
 
 from hanamikoji_env import raw_env
 from hanamikoji_env.vector import VectorHanamikoji, random_actions
@@ -40,10 +40,9 @@ def main() -> None:
     args = parser.parse_args()
     from pettingzoo.classic import leduc_holdem_v4
 
-    sps, gps = play(raw_env, args.seconds)
-    aec = sps - 2 * gps
-    sps, gps = play(leduc_holdem_v4.env, args.seconds)
-    leduc = sps - 2 * gps
+    seed_once(raw_env, 0.5)  # compile outside the timing
+    aec = seed_once(raw_env, args.seconds, decisions=True)
+    leduc = seed_once(leduc_holdem_v4.env, args.seconds, decisions=True)
     print(f"{'engine':<28}{'decisions/s':>14}{'x AEC env':>11}{'x leduc env()':>15}")
     print(f"{'hanamikoji raw_env()':<28}{aec:>14,.0f}{1:>11.1f}{aec / leduc:>15.1f}")
     print(f"{'leduc_holdem_v4 env()':<28}{leduc:>14,.0f}{leduc / aec:>11.2f}{1:>15.1f}")
