@@ -171,3 +171,54 @@ def test_torch_bots_are_exported_lazily_from_the_bots_package() -> None:
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
     with pytest.raises(AttributeError, match="no attribute 'NoSuchBot'"):
         _ = __import__("hanamikoji_env.bots", fromlist=["x"]).NoSuchBot
+
+
+@pytest.mark.parametrize("name", ["random", "heuristic", "search"])
+def test_one_bot_plays_interleaved_games_like_one_bot_per_game(name: str) -> None:
+    """With game_state/set_game_state one bot object can serve many games at once (a trainer's
+    opponent): it plays each exactly as a bot of its own would."""
+    shared, own = make(name, 0), [make(name, 0), make(name, 0)]
+    envs = [env(), env()]
+    states: list[tuple[int, ...]] = [(), ()]
+    for k, e in enumerate(envs):
+        e.reset(seed=30 + k)
+    rng = np.random.default_rng(0)
+    for step in range(400):
+        k = step % 2
+        e = envs[k]
+        if not e.agents:
+            continue
+        obs, _, term, _, _ = e.last()
+        if term:
+            e.step(None)
+            continue
+        if e.agent_selection == "player_1":
+            e.step(random_action(obs, rng))
+            continue
+        for bot in (shared, own[k]):
+            bot.seed(1000 + step)  # the same draws for both
+        shared.set_game_state(states[k])
+        action = shared.act(obs)
+        states[k] = shared.game_state()
+        assert action == own[k].act(obs) and states[k] == own[k].game_state()
+        e.step(action)
+    if name == "search":
+        assert any(states) or shared.plan is not None
+
+
+def test_game_state_round_trip_and_bad_states() -> None:
+    bot = SearchBot(0, **FAST_SEARCH)
+    e = env()
+    e.reset(seed=2)
+    bot.act(e.last()[0])  # a token decision: the bot plans its turn
+    state = bot.game_state()
+    assert len(state) >= 4 and state[:2] == (1, 0)
+    other = SearchBot(5, **FAST_SEARCH)
+    other.set_game_state(state)
+    assert other.game_state() == state and other.plan == bot.plan
+    bot.reset()
+    assert bot.game_state() == ()
+    with pytest.raises(ValueError, match="round, turn, token"):
+        bot.set_game_state((1, 2))
+    with pytest.raises(ValueError, match="keeps no game state"):
+        RandomBot(0).set_game_state((1,))

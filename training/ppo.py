@@ -42,7 +42,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from hanamikoji_env.bots import RandomBot, SearchBot
+from hanamikoji_env.bots import RandomBot
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.nn import (
@@ -73,13 +73,13 @@ def make_bot(spec: str, seed: int, round_limit: int | None) -> Bot:
     return parse_player(spec).make(seed, round_limit)
 
 
-def bot_move(bot: Bot, obs: np.ndarray, mask: np.ndarray, plans: dict[int, Any], env: int) -> int:
-    """``bot``'s move in env ``env``; a SearchBot shared by many games keeps each game's plan."""
-    if isinstance(bot, SearchBot):
-        bot.plan = plans.get(env)
+def bot_move(
+    bot: Bot, obs: np.ndarray, mask: np.ndarray, states: dict[int, tuple[int, ...]], env: int
+) -> int:
+    """``bot``'s move in env ``env``: one bot plays many games, each with its own game state."""
+    bot.set_game_state(states.get(env, ()))
     action = bot.act({"observation": obs, "action_mask": mask})
-    if isinstance(bot, SearchBot):
-        plans[env] = bot.plan
+    states[env] = bot.game_state()
     return action
 
 
@@ -147,7 +147,7 @@ class Trainer:
         self.potential = np.zeros((cfg.num_envs, 2), np.float32)  # each seat's shaping potential
         self.opponent = np.full(cfg.num_envs, SELF, dtype=np.int64)
         self.learner_seat = np.zeros(cfg.num_envs, dtype=np.int64)
-        self.plans: dict[int, Any] = {}  # env -> a SearchBot opponent's plan for its current turn
+        self.bot_states: dict[int, tuple[int, ...]] = {}  # env -> its bot opponent's game state
         self._new_games(np.arange(cfg.num_envs))
         self.last_eval: dict[str, float] = {}
 
@@ -158,7 +158,7 @@ class Trainer:
         self.opponent[envs] = self.schedule.draw(self.rng, len(envs), len(self.pool.nets))
         self.learner_seat[envs] = self.rng.integers(0, 2, len(envs))
         for i in envs:
-            self.plans.pop(int(i), None)
+            self.bot_states.pop(int(i), None)
 
     def _is_learner(self, seats: np.ndarray) -> np.ndarray:
         return (self.opponent == SELF) | (seats == self.learner_seat)
@@ -181,8 +181,8 @@ class Trainer:
                 actions[sub] = random_actions(self.mask[sub], self.rng)
             else:
                 for i in sub:
-                    bot.reset(seed=int(self.rng.integers(2**31)))
-                    actions[i] = bot_move(bot, self.obs[i], self.mask[i], self.plans, int(i))
+                    bot.seed(int(self.rng.integers(2**31)))  # each decision's draws from the run's generator
+                    actions[i] = bot_move(bot, self.obs[i], self.mask[i], self.bot_states, int(i))
 
     def collect(self) -> dict[str, np.ndarray]:
         """One rollout of ``rollout_steps`` engine steps, with per-seat GAE."""
@@ -354,7 +354,7 @@ class Trainer:
         obs, mask, to_play = engine.reset()
         my_seat = np.arange(games) % 2
         result = np.full(games, np.nan)
-        plans: dict[int, Any] = {}
+        states: dict[int, tuple[int, ...]] = {}
         while np.isnan(result).any():
             actions = np.zeros(games, np.int64)
             mine = to_play == my_seat
@@ -364,7 +364,7 @@ class Trainer:
             over = ~mine & ~np.isnan(result)  # finished games play on (auto-reset): any legal move
             actions[over] = mask[over].argmax(1)
             for i in np.flatnonzero(~mine & np.isnan(result)):
-                actions[i] = bot_move(bot, obs[i], mask[i], plans, int(i))
+                actions[i] = bot_move(bot, obs[i], mask[i], states, int(i))
             obs, mask, to_play, rewards, done, _ = engine.step(actions)
             first = done & np.isnan(result)
             result[first] = rewards[first, my_seat[first]]
@@ -398,7 +398,7 @@ class Trainer:
             learner_seat=torch.as_tensor(self.learner_seat),
             rounds=torch.as_tensor(self.rounds),
             potential=torch.as_tensor(self.potential),
-            plans=[[env, *turn, *cards] for env, (turn, cards) in self.plans.items()],
+            bot_states=[[env, *state] for env, state in self.bot_states.items() if state],
             **(
                 {"critic": self.critic.state_dict(), "critic_optimizer": self.critic_optimizer.state_dict()}
                 if self.critic is not None
@@ -421,7 +421,10 @@ class Trainer:
         self.learner_seat = data["learner_seat"].numpy().copy()
         self.rounds = data["rounds"].numpy().copy()
         self.potential = data["potential"].numpy().copy()
-        self.plans = {p[0]: (tuple(p[1:4]), tuple(p[4:])) for p in data["plans"]}
+        saved = data.get(
+            "bot_states", data.get("plans", [])
+        )  # older checkpoints name it "plans"
+        self.bot_states = {int(p[0]): tuple(int(x) for x in p[1:]) for p in saved}
         if self.critic is not None:
             self.critic.load_state_dict(data["critic"])
             self.critic_optimizer.load_state_dict(data["critic_optimizer"])

@@ -6,6 +6,14 @@ observation dict from the AEC env (``{"observation", "action_mask"}``).  That
 is all a bot is given: what it needs beyond the mask it decodes from the
 observation vector (:func:`hanamikoji_env.observation.decode`), which holds
 only what its player may know.
+
+Per-game memory is explicit: ``bot.game_state()`` returns what a bot remembers
+of the game in progress as a tuple of ints (``()`` for most bots; SearchBot's
+plan for its turn), and ``bot.set_game_state(state)`` restores it.  So one bot
+can play many games at once (a trainer's opponent over thousands of envs): set
+a game's state before the bot acts there, read it back after, and save it with
+a checkpoint.  ``bot.seed(seed)`` re-seeds the bot's generators and keeps the
+game in progress.
 """
 
 from __future__ import annotations
@@ -27,10 +35,24 @@ class Bot(ABC):
         self.rng = np.random.default_rng(seed)
 
     def reset(self, seed: int | None = None) -> None:
-        """Start a new game; a given ``seed`` re-seeds the bot's generator."""
+        """Start a new game; a given ``seed`` re-seeds the bot's generators."""
         if seed is not None:
-            self._seed = seed
-            self.rng = np.random.default_rng(seed)
+            self.seed(seed)
+        self.set_game_state(())
+
+    def seed(self, seed: int) -> None:
+        """Re-seed the bot's generators; the game in progress is kept."""
+        self._seed = seed
+        self.rng = np.random.default_rng(seed)
+
+    def game_state(self) -> tuple[int, ...]:
+        """What the bot remembers of the game in progress, as ints (``()``: nothing)."""
+        return ()
+
+    def set_game_state(self, state: tuple[int, ...]) -> None:
+        """Restore :meth:`game_state`; ``()`` is a game the bot has not acted in yet."""
+        if state:
+            raise ValueError(f"{type(self).__name__} keeps no game state, got {state!r}")
 
     def act(self, obs: dict[str, np.ndarray]) -> int:
         """The action for the acting agent's observation dict."""

@@ -55,13 +55,21 @@ class SearchBot(Bot):
         self.round_limit = round_limit
         self._heuristic = HeuristicBot(seed)
         self.plan: tuple[tuple[int, int, int], tuple[int, ...]] | None = None
-        """``((round, turn, token), cards)``: the plan chosen at this turn's token decision.
-        A caller that shares one bot between games saves and restores it per game."""
+        """``((round, turn, token), cards)``: the plan chosen at this turn's token decision
+        (the bot's game state)."""
 
-    def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
-        self._heuristic.reset(seed)
-        self.plan = None
+    def seed(self, seed: int) -> None:
+        super().seed(seed)
+        self._heuristic.seed(seed)
+
+    def game_state(self) -> tuple[int, ...]:
+        """``(round, turn, token, *cards)`` of the plan for the turn in progress, or ``()``."""
+        return () if self.plan is None else (*self.plan[0], *self.plan[1])
+
+    def set_game_state(self, state: tuple[int, ...]) -> None:
+        if state and len(state) < 4:
+            raise ValueError(f"a SearchBot game state is (round, turn, token, *cards), got {state!r}")
+        self.plan = (tuple(int(x) for x in state[:3]), tuple(int(x) for x in state[3:])) if state else None  # type: ignore[assignment]
 
     def _act(self, vector: np.ndarray, mask: np.ndarray) -> int:
         legal = np.flatnonzero(mask)
