@@ -14,6 +14,7 @@ from hanamikoji_env.nn import load_checkpoint
 from hanamikoji_env.stats import wilson
 from hanamikoji_env.vector import VectorHanamikoji, random_actions
 from training.config import Config, load_config
+from training.curriculum import load_curriculum
 from training.ppo import CHECKPOINT, POLICY, Trainer, TrainingDivergedError, gae, train
 from training.train import main as train_main
 
@@ -113,22 +114,78 @@ def test_oversized_config_files_are_refused_unread(tmp_path) -> None:
 
 
 def test_shipped_configs_load() -> None:
-    for name in ("quick", "ppo_selfplay"):
-        assert load_config(f"configs/{name}.yaml").run_name == name
-    stages = {  # each stage starts from the previous stage's run folder (see the README's model card)
-        n: load_config(f"configs/ppo_selfplay_stage{n}.yaml", ["init_from=checkpoints/ppo_selfplay.pt"])
-        for n in (2, 3, 4, 5, 6, 7)
-    }
-    assert stages[2].bot_shares == {"heuristic": 0.25, "random": 0.05}
-    assert stages[5].bot_shares == {"heuristic": 0.15, "random": 0.3, "search:samples=50,candidates=6": 0.4}
-    assert stages[6].bot_shares == stages[5].bot_shares and (stages[5].hidden, stages[6].hidden) == (256, 512)
-    assert stages[7].bot_shares == {"heuristic": 0.1, "random": 0.2, "search:samples=50,candidates=6": 0.6}
-    previous = ["ppo_continue", "ppo_stage3", "ppo_stage4", "ppo_stage5", "ppo_stage6"]
-    for n, run in zip((3, 4, 5, 6, 7), previous, strict=True):
-        text = Path(f"configs/ppo_selfplay_stage{n}.yaml").read_text()
-        assert f"init_from: runs/{run}/policy.pt" in text and stages[n].run_name == f"ppo_stage{n}"
+    assert load_config("configs/quick.yaml").run_name == "quick"
     cfg = load_config("configs/quick.yaml", ["bot_shares={'search:samples=50': 0.1}", "eval_bots=[search]"])
     assert cfg.bot_shares == {"search:samples=50": 0.1} and cfg.eval_bots == ["search"]
+
+
+def test_the_shipped_agents_curriculum_is_one_file_of_seven_chained_stages() -> None:
+    stages = load_curriculum("configs/ppo_selfplay.yaml")
+    assert [s.name for s in stages] == [f"stage{n}" for n in range(1, 8)]
+    assert [s.updates for s in stages] == [890, 710, 280, 130, None, None, None]  # the MODEL_CARD's runs
+    by = {n: s.cfg for n, s in enumerate(stages, 1)}
+    assert by[1].init_from is None and by[1].learning_rate == 0.001
+    for n in range(2, 8):  # each stage starts from the previous stage's policy
+        assert by[n].init_from == f"runs/ppo_selfplay/stage{n - 1}/policy.pt"
+        assert by[n].runs_dir == "runs/ppo_selfplay" and by[n].run_name == f"stage{n}"
+    assert by[2].bot_shares == {"heuristic": 0.25, "random": 0.05}
+    assert by[5].bot_shares == {"heuristic": 0.15, "random": 0.3, "search:samples=50,candidates=6": 0.4}
+    assert by[6].bot_shares == by[5].bot_shares and (by[5].hidden, by[6].hidden) == (256, 512)
+    assert by[7].bot_shares == {"heuristic": 0.1, "random": 0.2, "search:samples=50,candidates=6": 0.6}
+    assert [by[n].total_decisions for n in (3, 4, 5, 6, 7)] == [
+        45_000_000,
+        10_000_000,
+        8_000_000,
+        15_000_000,
+        2_500_000,
+    ]
+    assert all(s.cfg.num_envs == 512 and s.cfg.shaping == 1.0 for s in stages)
+    assert load_curriculum("configs/ppo_selfplay.yaml", ["num_envs=64"])[6].cfg.num_envs == 64
+
+
+def tiny_curriculum(tmp_path: Path) -> Path:
+    base = {k: v for k, v in TINY.items()} | {"runs_dir": str(tmp_path / "runs")}
+    path = tmp_path / "c.yaml"
+    path.write_text(
+        json.dumps({"run_name": "cur", "base": base, "stages": [
+            {"name": "a", "updates": 2}, {"name": "b", "updates": 1, "hidden": 48, "learning_rate": 1e-4}]})
+    )  # fmt: skip
+    return path
+
+
+def test_a_curriculum_runs_its_stages_in_order_and_a_rerun_continues(tmp_path, capsys) -> None:
+    path = tiny_curriculum(tmp_path)
+    train_main(["--config", str(path), "--no-progress"])
+    a, b = tmp_path / "runs" / "cur" / "a", tmp_path / "runs" / "cur" / "b"
+    first, second = load_checkpoint(a / CHECKPOINT), load_checkpoint(b / CHECKPOINT)
+    assert first["update"] == 2 and second["update"] == 1
+    assert second["config"]["init_from"] == str(a / POLICY) and second["model_config"]["hidden"] == 48
+    assert "curriculum done" in capsys.readouterr().out
+    stamp = (b / CHECKPOINT).stat().st_mtime_ns
+    train_main(["--config", str(path), "--no-progress"])  # again: nothing left to do
+    out = capsys.readouterr().out
+    assert "stage 1/2 a: already finished" in out and "stage 2/2 b: already finished" in out
+    assert (b / CHECKPOINT).stat().st_mtime_ns == stamp
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda c: c["stages"][1].update(init_from="x.pt"), "init_from are set by the curriculum"),
+        (lambda c: c["stages"][1].update(name="a"), "must be a new plain folder name"),
+        (lambda c: c["stages"][0].update(updates=0), r"updates must be an int in \[1, 10000000\]"),
+        (lambda c: c["stages"][0].update(num_env=3), "unknown keys"),
+        (lambda c: c.update(extra=1), "a curriculum has run_name, base"),
+        (lambda c: c.update(stages=[]), "stages must hold 1..32 stages"),
+    ],
+)
+def test_curriculum_errors(tmp_path, edit, message) -> None:
+    path = tiny_curriculum(tmp_path)
+    data = json.loads(path.read_text())
+    edit(data)
+    path.write_text(json.dumps(data))
+    with pytest.raises(ValueError, match=message):
+        load_curriculum(path)
 
 
 def test_gae_per_seat_trajectories() -> None:
@@ -199,8 +256,8 @@ def test_resume_gives_identical_weights(tmp_path, bots, critic) -> None:
     interrupted = train(cfg, tmp_path / "b", progress=False, stop_after=2)  # stopped after 2 updates
     reloaded = Trainer(cfg, tmp_path / "b")
     reloaded.restore()
-    assert reloaded.bot_states == interrupted.bot_states
-    assert any(reloaded.bot_states.values()) == ("random" not in bots)  # SearchBot plans survive
+    assert reloaded.opponents.bot_states == interrupted.opponents.bot_states
+    assert any(reloaded.opponents.bot_states.values()) == ("random" not in bots)  # SearchBot plans survive
     resumed = train(cfg, tmp_path / "b", resume=True, progress=False, stop_after=2)
     assert resumed.update == straight.update == 4 and resumed.decisions == straight.decisions
     for (name, x), (_, y) in zip(
@@ -210,7 +267,9 @@ def test_resume_gives_identical_weights(tmp_path, bots, critic) -> None:
     assert np.array_equal(straight.obs, resumed.obs)
     if critic == "oracle":
         for (name, x), (_, y) in zip(
-            straight.critic.state_dict().items(), resumed.critic.state_dict().items(), strict=True
+            straight.values.critic.state_dict().items(),
+            resumed.values.critic.state_dict().items(),
+            strict=True,
         ):
             assert torch.equal(x, y), name
 
@@ -221,7 +280,7 @@ def test_oracle_critic_warmup_and_what_ships(tmp_path) -> None:
     cfg = Config.from_dict({**TINY, "runs_dir": str(tmp_path), "critic": "oracle", "critic_warmup": 2})
     trainer = Trainer(cfg, tmp_path / "o")
     policy0 = {k: v.clone() for k, v in trainer.model.state_dict().items() if not k.startswith("value")}
-    critic0 = {k: v.clone() for k, v in trainer.critic.state_dict().items()}
+    critic0 = {k: v.clone() for k, v in trainer.values.critic.state_dict().items()}
     expected = trainer.engine.observe(1 - trainer.to_play.astype(np.int64))[0]  # the opponent's own view
     buf = trainer.collect()
     assert np.array_equal(buf["other"][0], expected) and not np.array_equal(buf["other"][0], buf["obs"][0])
@@ -230,7 +289,7 @@ def test_oracle_critic_warmup_and_what_ships(tmp_path) -> None:
         trainer.update += 1
     after = trainer.model.state_dict()
     assert all(torch.equal(policy0[k], after[k]) for k in policy0)
-    assert not all(torch.equal(critic0[k], v) for k, v in trainer.critic.state_dict().items())
+    assert not all(torch.equal(critic0[k], v) for k, v in trainer.values.critic.state_dict().items())
     trainer.learn(trainer.collect())
     assert not all(torch.equal(policy0[k], trainer.model.state_dict()[k]) for k in policy0)
     trainer.save()

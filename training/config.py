@@ -151,7 +151,8 @@ class Config:
     """Bots (player specs, as in ``bot_shares``) the periodic evaluation plays."""
     checkpoint_every: int = 20
 
-    def validate(self) -> Config:
+    def validate(self, check_files: bool = True) -> Config:
+        """Check every key (``check_files``: that ``init_from`` exists now)."""
         check_ranges(self, RANGES)
         if self.critic not in ("policy", "oracle"):
             raise ValueError(f"critic must be 'policy' or 'oracle', got {self.critic!r}")
@@ -177,7 +178,7 @@ class Config:
             )
         if (self.num_envs * self.rollout_steps) % self.num_minibatches:
             raise ValueError("num_envs * rollout_steps must be divisible by num_minibatches")
-        if self.init_from is not None and not Path(self.init_from).is_file():
+        if check_files and self.init_from is not None and not Path(self.init_from).is_file():
             raise ValueError(f"init_from: {self.init_from} does not exist")
         if not self.run_name or "/" in self.run_name or len(self.run_name) > 200:
             raise ValueError(f"run_name must be a plain folder name, got {short(self.run_name)}")
@@ -187,8 +188,8 @@ class Config:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], source: str = "config") -> Config:
-        return dataclass_from_dict(cls, data, source).validate()
+    def from_dict(cls, data: dict[str, Any], source: str = "config", check_files: bool = True) -> Config:
+        return dataclass_from_dict(cls, data, source).validate(check_files)
 
 
 def dataclass_from_dict(cls: type, data: dict[str, Any], source: str) -> Any:
@@ -259,7 +260,13 @@ def read_yaml(path: str | Path | None, overrides: list[str] | None = None) -> tu
             raise ValueError(f"config file {path} is not valid YAML: {clip(str(e), 300)}") from None
         if not isinstance(data, dict):
             raise ValueError(f"config file {path} must hold a mapping of hyperparameters")
-    for item in overrides or []:
+    return {**data, **parse_overrides(overrides or [])}, str(path) if path else "config"
+
+
+def parse_overrides(overrides: list[str]) -> dict[str, Any]:
+    """``["key=value", ...]`` as a mapping, each value parsed as YAML."""
+    data: dict[str, Any] = {}
+    for item in overrides:
         key, eq, raw = item.partition("=")
         if not eq or not key:
             raise ValueError(f"override {short(item)} must look like key=value")
@@ -267,7 +274,7 @@ def read_yaml(path: str | Path | None, overrides: list[str] | None = None) -> tu
             data[key] = parse_yaml(raw)
         except yaml.YAMLError as e:
             raise ValueError(f"override {short(item)}: bad value ({clip(str(e), 300)})") from None
-    return data, str(path) if path else "config"
+    return data
 
 
 class _NoAliasLoader(yaml.SafeLoader):

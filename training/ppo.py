@@ -1,5 +1,12 @@
 """PPO self-play on the batch engine: one readable training loop.
 
+The loop is :func:`train`: :meth:`Trainer.collect` (one rollout, with per-seat
+GAE by :func:`gae`), :meth:`Trainer.learn` (the PPO update), repeated; each fits
+on a screen.  Beside it: who the learner plays (``selfplay.py``), the value
+function of the advantages (``critic.py``), the periodic evaluation
+(``monitor.py``) and the run on disk (``checkpoints.py``).  Every
+hyperparameter is a field of :class:`training.config.Config`.
+
 One shared policy (``hanamikoji_env.nn.PolicyNet``) plays both seats from the
 perspective observation.  Illegal actions are masked out of the logits before
 sampling and in the loss (their probability is exactly 0).
@@ -16,14 +23,9 @@ end of the rollout is bootstrapped with the value of that seat's own view of
 the position.  Only the learner's decisions are trained on: both seats in a
 self-play game, one seat against a snapshot or a bot (see ``selfplay.py``).
 
-Oracle critic (``critic: oracle``).  Centralized training, decentralized
-play: the values of GAE then come from :class:`OracleCritic`, which reads the
-seat's observation *and* the opponent's own observation (their hand, Secret
-and Trade-off; the removed card and the draw pile stay hidden from both), so
-it can predict outcomes better than any function of one seat's view and give
-less noisy advantages.  It exists only in training: the policy's inputs
-are unchanged, its own value head keeps learning the same returns, and
-``policy.pt`` does not contain the critic.
+Oracle critic (``critic: oracle``): the values of GAE come from a
+training-only critic that also reads the opponent's own observation (see
+``critic.py``); the policy and ``policy.pt`` are unchanged.
 
 Determinism: one seed; every random draw comes from generators that are
 saved in the checkpoint (the engine's deck generator, the opponent and
@@ -42,57 +44,20 @@ import numpy as np
 import torch
 from torch import nn
 
-from hanamikoji_env.bots import RandomBot
-from hanamikoji_env.bots.base import Bot
-from hanamikoji_env.bots.spec import parse_player
-from hanamikoji_env.nn import (
-    PolicyNet,
-    load_checkpoint,
-    policy_from,
-    remove_stale_temporaries,
-    save_checkpoint,
-    tanh_layers,
-    widen,
-)
-from hanamikoji_env.observation import OBS_HIGH, OBS_SIZE
+from hanamikoji_env.nn import PolicyNet, load_checkpoint, policy_from, remove_stale_temporaries, widen
 from hanamikoji_env.rules import VALUES
-from hanamikoji_env.vector import VectorHanamikoji, random_actions
+from hanamikoji_env.vector import VectorHanamikoji
+from training.checkpoints import CHECKPOINT, POLICY, check_resumable, restore_run, save_run
 from training.config import Config
-from training.selfplay import SELF, OpponentPool, OpponentSchedule
+from training.critic import OracleCritic, Values
+from training.monitor import win_rate
+from training.selfplay import Opponents
 
-CHECKPOINT = "checkpoint.pt"
-POLICY = "policy.pt"
+__all__ = ["CHECKPOINT", "POLICY", "Trainer", "TrainingDivergedError", "check_resumable", "gae", "train"]
 
 
 class TrainingDivergedError(RuntimeError):
     """The loss or the weights became non-finite; nothing of the failed update was saved."""
-
-
-def make_bot(spec: str, seed: int, round_limit: int | None) -> Bot:
-    """A baseline bot from a player spec (``random``, ``heuristic``, ``search:samples=100``)."""
-    return parse_player(spec).make(seed, round_limit)
-
-
-def bot_move(
-    bot: Bot, obs: np.ndarray, mask: np.ndarray, states: dict[int, tuple[int, ...]], env: int
-) -> int:
-    """``bot``'s move in env ``env``: one bot plays many games, each with its own game state."""
-    bot.set_game_state(states.get(env, ()))
-    action = bot.act({"observation": obs, "action_mask": mask})
-    states[env] = bot.game_state()
-    return action
-
-
-class OracleCritic(nn.Module):
-    """Training-only value function of (the seat's observation, the opponent's observation)."""
-
-    def __init__(self, hidden: int, layers: int) -> None:
-        super().__init__()
-        self.register_buffer("scale", torch.as_tensor(1.0 / np.tile(OBS_HIGH, 2), dtype=torch.float32))
-        self.net = nn.Sequential(*tanh_layers(2 * OBS_SIZE, hidden, layers), nn.Linear(hidden, 1))
-
-    def forward(self, obs: torch.Tensor, other: torch.Tensor) -> torch.Tensor:
-        return self.net(torch.cat([obs, other], -1) * self.scale).squeeze(-1)
 
 
 def load_init_from(cfg: Config) -> dict[str, Any]:
@@ -127,66 +92,28 @@ class Trainer:
             else:  # a narrower network: widened, with a fresh optimizer
                 self.model = widen(policy_from(start, cfg.init_from), cfg.hidden)
                 self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
-        self.critic: OracleCritic | None = None
-        if cfg.critic == "oracle":
-            self.critic = OracleCritic(cfg.hidden, cfg.layers)
-            self.critic_optimizer = torch.optim.Adam(self.critic.parameters(), lr=cfg.learning_rate, eps=1e-5)
+        critic = OracleCritic(cfg.hidden, cfg.layers) if cfg.critic == "oracle" else None
+        self.values = Values(self.model, critic, cfg.learning_rate)
         self.gen = torch.Generator().manual_seed(cfg.seed + 1)  # action sampling
         self.rng = np.random.default_rng(cfg.seed + 2)  # opponents, seats, minibatches, bot seeds
         self.engine = VectorHanamikoji(cfg.num_envs, seed=cfg.seed + 3, round_limit=cfg.round_limit)
-        self.pool = OpponentPool(cfg.pool_size)
-        self.schedule = OpponentSchedule(cfg.pool_share, cfg.bot_shares)
-        self.bots = {name: make_bot(name, cfg.seed, cfg.round_limit) for name in self.schedule.bots}
-        self.update = 0
+        self.opponents = Opponents(
+            cfg.num_envs, cfg.pool_size, cfg.pool_share, cfg.bot_shares, cfg.seed, cfg.round_limit
+        )
+        self.update = self.decisions = self.games = 0
         self.saved_update = 0
         """The update of the newest checkpoint on disk."""
-        self.decisions = 0
-        self.games = 0
         self.obs, self.mask, self.to_play = self.engine.reset()
         self.rounds = np.ones(cfg.num_envs, dtype=np.int32)  # for shaping: the round each env is in
         self.potential = np.zeros((cfg.num_envs, 2), np.float32)  # each seat's shaping potential
-        self.opponent = np.full(cfg.num_envs, SELF, dtype=np.int64)
-        self.learner_seat = np.zeros(cfg.num_envs, dtype=np.int64)
-        self.bot_states: dict[int, tuple[int, ...]] = {}  # env -> its bot opponent's game state
-        self._new_games(np.arange(cfg.num_envs))
+        self.opponents.new_games(np.arange(cfg.num_envs), self.rng)
         self.last_eval: dict[str, float] = {}
 
-    # ------------------------------------------------------------ rollout ---
-
-    def _new_games(self, envs: np.ndarray) -> None:
-        """Draw the opponent and the learner's seat for the games starting in ``envs``."""
-        self.opponent[envs] = self.schedule.draw(self.rng, len(envs), len(self.pool.nets))
-        self.learner_seat[envs] = self.rng.integers(0, 2, len(envs))
-        for i in envs:
-            self.bot_states.pop(int(i), None)
-
-    def _is_learner(self, seats: np.ndarray) -> np.ndarray:
-        return (self.opponent == SELF) | (seats == self.learner_seat)
-
-    @torch.no_grad()
-    def _sample(self, model: PolicyNet, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, ...]:
-        logits, value = model(torch.as_tensor(obs), torch.as_tensor(mask))
-        logp_all = torch.log_softmax(logits, -1)
-        action = torch.multinomial(logp_all.exp(), 1, generator=self.gen)
-        return action.squeeze(1).numpy(), logp_all.gather(1, action).squeeze(1).numpy(), value.numpy()
-
-    def _opponent_actions(self, rows: np.ndarray, actions: np.ndarray) -> None:
-        """Fill ``actions[rows]`` for rows where a snapshot or a bot is to play."""
-        codes = self.opponent[rows]
-        for code in np.unique(codes):
-            sub = rows[codes == code]
-            if code >= 0:
-                actions[sub] = self._sample(self.pool.nets[code], self.obs[sub], self.mask[sub])[0]
-            elif isinstance(bot := self.bots[self.schedule.bot_name(code)], RandomBot):
-                actions[sub] = random_actions(self.mask[sub], self.rng)
-            else:
-                for i in sub:
-                    bot.seed(int(self.rng.integers(2**31)))  # each decision's draws from the run's generator
-                    actions[i] = bot_move(bot, self.obs[i], self.mask[i], self.bot_states, int(i))
+    # ------------------------------------------------------------ collect ---
 
     def collect(self) -> dict[str, np.ndarray]:
         """One rollout of ``rollout_steps`` engine steps, with per-seat GAE."""
-        cfg = self.cfg
+        cfg, values = self.cfg, self.values
         t_steps, n = cfg.rollout_steps, cfg.num_envs
         buf = {
             "obs": np.zeros((t_steps, n, self.obs.shape[1]), np.float32),
@@ -199,51 +126,48 @@ class Trainer:
             "reward": np.zeros((t_steps, n, 2), np.float32),
             "done": np.zeros((t_steps, n), bool),
         }
-        if self.critic is not None:
+        if values.needs_other:
             buf["other"] = np.zeros_like(buf["obs"])  # the opponent's own observation
         for t in range(t_steps):
             seats = self.to_play.astype(np.int64)
-            learner = self._is_learner(seats)
+            learner = self.opponents.is_learner(seats)
             actions = np.zeros(n, np.int64)
             rows = np.flatnonzero(learner)
-            if rows.size:
-                a, logp, value = self._sample(self.model, self.obs[rows], self.mask[rows])
-                actions[rows] = a
-                buf["logp"][t, rows] = logp
-                buf["value"][t, rows] = value
-            if self.critic is not None:
+            if values.needs_other:
                 buf["other"][t] = self.engine.observe(1 - seats)[0]
-                with torch.no_grad():
-                    buf["value"][t, rows] = self.critic(
-                        torch.as_tensor(self.obs[rows]), torch.as_tensor(buf["other"][t, rows])
-                    ).numpy()
-            self._opponent_actions(np.flatnonzero(~learner), actions)
+            if rows.size:
+                actions[rows], buf["logp"][t, rows], own = self._sample(
+                    self.model, self.obs[rows], self.mask[rows]
+                )
+                other = buf["other"][t, rows] if values.needs_other else None
+                buf["value"][t, rows] = values.of(self.obs[rows], self.mask[rows], other, own)
+            self.opponents.act(np.flatnonzero(~learner), self.obs, self.mask, actions, self.rng, self._play)
             buf["obs"][t], buf["mask"][t] = self.obs, self.mask
             buf["action"][t], buf["learner"][t], buf["seat"][t] = actions, learner, seats
-            self.obs, self.mask, to_play, rewards, done, _ = self.engine.step(actions)
-            self.to_play = to_play
+            self.obs, self.mask, self.to_play, rewards, done, _ = self.engine.step(actions)
             buf["reward"][t], buf["done"][t] = rewards + self._shaping(done), done
             self.decisions += int(learner.sum())
             if done.any():
                 self.games += int(done.sum())
-                self._new_games(np.flatnonzero(done))
+                self.opponents.new_games(np.flatnonzero(done), self.rng)
         buf["advantage"], buf["return"] = gae(buf, self._bootstrap(), cfg.gamma, cfg.gae_lambda)
         return buf
 
     @torch.no_grad()
+    def _sample(self, model: PolicyNet, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Actions sampled from ``model``'s masked policy, their log-probabilities and the values."""
+        logits, value = model(torch.as_tensor(obs), torch.as_tensor(mask))
+        logp_all = torch.log_softmax(logits, -1)
+        action = torch.multinomial(logp_all.exp(), 1, generator=self.gen)
+        return action.squeeze(1).numpy(), logp_all.gather(1, action).squeeze(1).numpy(), value.numpy()
+
+    def _play(self, model: PolicyNet, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return self._sample(model, obs, mask)[0]  # how a snapshot opponent plays
+
     def _bootstrap(self) -> np.ndarray:
         """``[N, 2]``: each seat's value of its own view of the position the rollout stopped in."""
-        values = np.zeros((self.cfg.num_envs, 2), np.float32)
         views = [self.engine.observe(np.full(self.cfg.num_envs, seat)) for seat in (0, 1)]
-        for seat in (0, 1):
-            obs, mask = views[seat]
-            if self.critic is not None:
-                values[:, seat] = self.critic(
-                    torch.as_tensor(obs), torch.as_tensor(views[1 - seat][0])
-                ).numpy()
-            else:
-                values[:, seat] = self.model(torch.as_tensor(obs), torch.as_tensor(mask))[1].numpy()
-        return values
+        return np.stack([self.values.of(*views[seat], views[1 - seat][0]) for seat in (0, 1)], axis=1)
 
     def _shaping(self, done: np.ndarray) -> np.ndarray:
         """Shaping rewards ``[N, 2]`` for this step: the change of each seat's potential."""
@@ -262,23 +186,18 @@ class Trainer:
         self.rounds = rounds
         return shaped
 
-    # ------------------------------------------------------------- update ---
+    # -------------------------------------------------------------- learn ---
 
     def learn(self, buf: dict[str, np.ndarray]) -> dict[str, float]:
+        """The PPO update on the learner's decisions of one rollout."""
         cfg = self.cfg
         keep = buf["learner"].reshape(-1)
-        keys = ["obs", "mask", "action", "logp", "value", "advantage", "return"]
-        if self.critic is not None:
-            keys.append("other")
-        data = {k: torch.as_tensor(buf[k].reshape(-1, *buf[k].shape[2:])[keep]) for k in keys}
-        warmup = self.update < cfg.critic_warmup  # only the value functions learn
+        keys = ["obs", "mask", "action", "logp", "value", "advantage", "return", "other"]
+        data = {k: torch.as_tensor(buf[k].reshape(-1, *buf[k].shape[2:])[keep]) for k in keys if k in buf}
+        value_only = self.update < cfg.critic_warmup  # the warm-up trains only the value functions
         size = int(keep.sum())
         batch = max(1, size // cfg.num_minibatches)
-        if cfg.anneal_lr:
-            frac = 1.0 - self.decisions / cfg.total_decisions
-            self.optimizer.param_groups[0]["lr"] = max(frac, 0.0) * cfg.learning_rate
-            if self.critic is not None:
-                self.critic_optimizer.param_groups[0]["lr"] = max(frac, 0.0) * cfg.learning_rate
+        self._anneal_learning_rate()
         stats: dict[str, list[float]] = {
             k: [] for k in ("policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac")
         }
@@ -286,50 +205,25 @@ class Trainer:
             order = self.rng.permutation(size)
             for start in range(0, size - batch + 1, batch):
                 mb = {k: v[order[start : start + batch]] for k, v in data.items()}
-                logits, value = self.model(mb["obs"], mb["mask"])
-                own_value_loss = torch.zeros(())
-                if self.critic is not None:  # the policy's own value head learns the same returns
-                    own_value_loss = 0.5 * ((value - mb["return"]) ** 2).mean()
-                    value = self.critic(mb["obs"], mb["other"])
+                logits, own_value = self.model(mb["obs"], mb["mask"])
+                value, aux_loss = self.values.for_loss(own_value, mb["obs"], mb.get("other"), mb["return"])
                 logp_all = torch.log_softmax(logits, -1)  # illegal actions: about -1e9, probability 0
                 logp = logp_all.gather(1, mb["action"][:, None]).squeeze(1)
                 ratio = (logp - mb["logp"]).exp()
-                adv = mb["advantage"]
-                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+                adv = (mb["advantage"] - mb["advantage"].mean()) / (mb["advantage"].std() + 1e-8)
                 pg_loss = torch.max(
                     -adv * ratio, -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)
                 ).mean()
-                if cfg.clip_vloss:
-                    clipped = mb["value"] + (value - mb["value"]).clamp(-cfg.clip_coef, cfg.clip_coef)
-                    v_loss = (
-                        0.5 * torch.max((value - mb["return"]) ** 2, (clipped - mb["return"]) ** 2).mean()
-                    )
-                else:
-                    v_loss = 0.5 * ((value - mb["return"]) ** 2).mean()
+                v_loss = self._value_loss(value, mb["value"], mb["return"])
                 entropy = -(logp_all.exp() * logp_all).sum(-1).mean()
-                value_loss = cfg.vf_coef * (v_loss + own_value_loss)
-                loss = value_loss if warmup else pg_loss - cfg.ent_coef * entropy + value_loss
-                if not torch.isfinite(loss):  # stop before the optimizer spreads it into the weights
-                    raise TrainingDivergedError(f"the loss became {loss.item()} at update {self.update + 1}")
-                self.optimizer.zero_grad()
-                if self.critic is not None:
-                    self.critic_optimizer.zero_grad()
-                loss.backward()
-                if warmup:  # the trunk is shared with the policy: in warm-up only the value head moves
-                    for p in (*self.model.trunk.parameters(), *self.model.policy.parameters()):
-                        p.grad = None
-                nn.utils.clip_grad_norm_(self.model.parameters(), cfg.max_grad_norm)
-                self.optimizer.step()
-                if self.critic is not None:
-                    nn.utils.clip_grad_norm_(self.critic.parameters(), cfg.max_grad_norm)
-                    self.critic_optimizer.step()
+                value_loss = cfg.vf_coef * (v_loss + aux_loss)
+                loss = value_loss if value_only else pg_loss - cfg.ent_coef * entropy + value_loss
+                self._optimize(loss, value_only)
                 with torch.no_grad():
-                    log_ratio = logp - mb["logp"]
-                    stats["approx_kl"].append(float(((ratio - 1) - log_ratio).mean()))
+                    stats["approx_kl"].append(float(((ratio - 1) - (logp - mb["logp"])).mean()))
                     stats["clipfrac"].append(float(((ratio - 1).abs() > cfg.clip_coef).float().mean()))
-                stats["policy_loss"].append(pg_loss.item())
-                stats["value_loss"].append(v_loss.item())
-                stats["entropy"].append(entropy.item())
+                for key, x in (("policy_loss", pg_loss), ("value_loss", v_loss), ("entropy", entropy)):
+                    stats[key].append(x.item())
             if (
                 cfg.target_kl is not None
                 and np.mean(stats["approx_kl"][-cfg.num_minibatches :]) > cfg.target_kl
@@ -344,106 +238,50 @@ class Trainer:
         out["learning_rate"] = self.optimizer.param_groups[0]["lr"]
         return out
 
-    # --------------------------------------------------------- evaluation ---
+    def _value_loss(self, value: torch.Tensor, old: torch.Tensor, returns: torch.Tensor) -> torch.Tensor:
+        if not self.cfg.clip_vloss:
+            return 0.5 * ((value - returns) ** 2).mean()
+        clipped = old + (value - old).clamp(-self.cfg.clip_coef, self.cfg.clip_coef)
+        return 0.5 * torch.max((value - returns) ** 2, (clipped - returns) ** 2).mean()
 
-    @torch.no_grad()
-    def evaluate(self, bot_name: str, games: int) -> float:
+    def _optimize(self, loss: torch.Tensor, value_only: bool) -> None:
+        """One gradient step of the policy net (and the oracle critic); ``value_only``: the shared
+        trunk and the policy head keep their weights."""
+        if not torch.isfinite(loss):  # stop before the optimizer spreads it into the weights
+            raise TrainingDivergedError(f"the loss became {loss.item()} at update {self.update + 1}")
+        optimizers = [self.optimizer] + ([self.values.optimizer] if self.values.optimizer is not None else [])
+        for optimizer in optimizers:
+            optimizer.zero_grad()
+        loss.backward()
+        if value_only:
+            for p in (*self.model.trunk.parameters(), *self.model.policy.parameters()):
+                p.grad = None
+        nn.utils.clip_grad_norm_(self.model.parameters(), self.cfg.max_grad_norm)
+        self.optimizer.step()
+        if self.values.critic is not None:
+            nn.utils.clip_grad_norm_(self.values.critic.parameters(), self.cfg.max_grad_norm)
+            self.values.optimizer.step()  # type: ignore[union-attr]
+
+    def _anneal_learning_rate(self) -> None:
+        if self.cfg.anneal_lr:
+            frac = max(1.0 - self.decisions / self.cfg.total_decisions, 0.0)
+            for optimizer in (self.optimizer, self.values.optimizer):
+                if optimizer is not None:
+                    optimizer.param_groups[0]["lr"] = frac * self.cfg.learning_rate
+
+    # ------------------------------------------------ evaluation and disk ---
+
+    def evaluate(self, bot_spec: str, games: int) -> float:
         """Win rate (draws half) of the greedy policy against a bot, half the games in each seat."""
-        engine = VectorHanamikoji(games, seed=10_000 + self.update, round_limit=self.cfg.round_limit)
-        bot = make_bot(bot_name, 12_345 + self.update, self.cfg.round_limit)
-        obs, mask, to_play = engine.reset()
-        my_seat = np.arange(games) % 2
-        result = np.full(games, np.nan)
-        states: dict[int, tuple[int, ...]] = {}
-        while np.isnan(result).any():
-            actions = np.zeros(games, np.int64)
-            mine = to_play == my_seat
-            if mine.any():
-                logits, _ = self.model(torch.as_tensor(obs[mine]), torch.as_tensor(mask[mine]))
-                actions[mine] = logits.argmax(1).numpy()
-            over = ~mine & ~np.isnan(result)  # finished games play on (auto-reset): any legal move
-            actions[over] = mask[over].argmax(1)
-            for i in np.flatnonzero(~mine & np.isnan(result)):
-                actions[i] = bot_move(bot, obs[i], mask[i], states, int(i))
-            obs, mask, to_play, rewards, done, _ = engine.step(actions)
-            first = done & np.isnan(result)
-            result[first] = rewards[first, my_seat[first]]
-        return float(((result > 0) + 0.5 * (result == 0)).mean())
-
-    # -------------------------------------------------------- checkpoints ---
+        return win_rate(
+            self.model, bot_spec, games, 10_000 + self.update, 12_345 + self.update, self.cfg.round_limit
+        )
 
     def save(self) -> None:
-        """The whole run state to ``checkpoint.pt`` (for ``--resume``) and the policy to
-        ``policy.pt`` (weights, optimizer and RNG states, config, counts: small enough to ship)."""
-        common = {
-            "config": self.cfg.to_dict(),
-            "update": self.update,
-            "decisions": self.decisions,
-            "games": self.games,
-            "optimizer": self.optimizer.state_dict(),
-            "torch_generator": self.gen.get_state(),
-            "rng": self.rng.bit_generator.state,
-            "last_eval": self.last_eval,
-        }
-        save_checkpoint(
-            self.run_dir / CHECKPOINT,
-            self.model,
-            **common,
-            engine={
-                k: torch.as_tensor(v) if isinstance(v, np.ndarray) else v
-                for k, v in self.engine.get_state().items()
-            },
-            pool=self.pool.state(),
-            opponent=torch.as_tensor(self.opponent),
-            learner_seat=torch.as_tensor(self.learner_seat),
-            rounds=torch.as_tensor(self.rounds),
-            potential=torch.as_tensor(self.potential),
-            bot_states=[[env, *state] for env, state in self.bot_states.items() if state],
-            **(
-                {"critic": self.critic.state_dict(), "critic_optimizer": self.critic_optimizer.state_dict()}
-                if self.critic is not None
-                else {}
-            ),
-        )
-        save_checkpoint(self.run_dir / POLICY, self.model, **common)
-        self.saved_update = self.update
+        save_run(self)
 
     def restore(self) -> None:
-        data = check_resumable(self.cfg, self.run_dir)
-        self.model.load_state_dict(data["state_dict"])
-        self.optimizer.load_state_dict(data["optimizer"])
-        self.gen.set_state(data["torch_generator"])
-        self.rng.bit_generator.state = data["rng"]
-        engine = {k: v.numpy() if isinstance(v, torch.Tensor) else v for k, v in data["engine"].items()}
-        self.obs, self.mask, self.to_play = self.engine.set_state(engine)
-        self.pool.load(data["pool"], self.model.config)
-        self.opponent = data["opponent"].numpy().copy()
-        self.learner_seat = data["learner_seat"].numpy().copy()
-        self.rounds = data["rounds"].numpy().copy()
-        self.potential = data["potential"].numpy().copy()
-        saved = data.get(
-            "bot_states", data.get("plans", [])
-        )  # older checkpoints name it "plans"
-        self.bot_states = {int(p[0]): tuple(int(x) for x in p[1:]) for p in saved}
-        if self.critic is not None:
-            self.critic.load_state_dict(data["critic"])
-            self.critic_optimizer.load_state_dict(data["critic_optimizer"])
-        self.update, self.decisions, self.games = data["update"], data["decisions"], data["games"]
-        self.saved_update = self.update
-        self.last_eval = dict(data["last_eval"])
-
-
-def check_resumable(cfg: Config, run_dir: Path) -> dict[str, Any]:
-    """The run's ``checkpoint.pt``, checked (a ``CheckpointError``/``ValueError`` names the problem)."""
-    data = load_checkpoint(Path(run_dir) / CHECKPOINT)
-    if data.get("config") != cfg.to_dict():
-        saved = data.get("config") if isinstance(data.get("config"), dict) else {}
-        changed = sorted(k for k in cfg.to_dict() if saved.get(k) != getattr(cfg, k))
-        raise ValueError(
-            f"{Path(run_dir) / CHECKPOINT} was written with another config than {Path(run_dir) / 'config.json'} "
-            f"(differs in {changed[:8]}): was config.json edited?"
-        )
-    return data
+        restore_run(self)
 
 
 def train(
@@ -483,7 +321,7 @@ def train(
         trainer.update += 1
         updates_done += 1
         if trainer.update % cfg.snapshot_every == 0:
-            trainer.pool.add(trainer.model)
+            trainer.opponents.pool.add(trainer.model)
         elapsed = time.perf_counter() - start
         stats["decisions_per_second"] = (trainer.decisions - before) / elapsed
         for key, value in stats.items():

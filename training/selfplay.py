@@ -19,11 +19,16 @@ own past and the fixed baselines instead of chasing its own tail.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 
 import numpy as np
 import torch
 
+from hanamikoji_env.bots import RandomBot
+from hanamikoji_env.bots.base import Bot
+from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.nn import PolicyNet
+from hanamikoji_env.vector import random_actions
 
 SELF = -1
 """Opponent code of a pure self-play game."""
@@ -78,3 +83,84 @@ class OpponentSchedule:
         for k, _ in enumerate(self.bots):
             codes[which == k + 1] = -2 - k
         return codes
+
+
+def make_bot(spec: str, seed: int, round_limit: int | None) -> Bot:
+    """A baseline bot from a player spec (``random``, ``heuristic``, ``search:samples=100``)."""
+    return parse_player(spec).make(seed, round_limit)
+
+
+def bot_move(
+    bot: Bot, obs: np.ndarray, mask: np.ndarray, states: dict[int, tuple[int, ...]], env: int
+) -> int:
+    """``bot``'s move in env ``env``: one bot plays many games, each with its own game state."""
+    bot.set_game_state(states.get(env, ()))
+    action = bot.act({"observation": obs, "action_mask": mask})
+    states[env] = bot.game_state()
+    return action
+
+
+Sampler = Callable[[PolicyNet, np.ndarray, np.ndarray], np.ndarray]
+"""Actions of a network for a batch of (observations, masks): how snapshots play."""
+
+
+class Opponents:
+    """Who plays the other seat of each env's game: the opponent code and the learner's seat
+    per env, the snapshot pool, the bots and each game's bot state."""
+
+    def __init__(
+        self, num_envs: int, pool_size: int, pool_share: float, bot_shares: dict[str, float],
+        seed: int, round_limit: int | None,
+    ) -> None:  # fmt: skip
+        self.pool = OpponentPool(pool_size)
+        self.schedule = OpponentSchedule(pool_share, bot_shares)
+        self.bots = {name: make_bot(name, seed, round_limit) for name in self.schedule.bots}
+        self.code = np.full(num_envs, SELF, dtype=np.int64)
+        """Per env: SELF, a pool slot (>= 0) or a bot (<= -2)."""
+        self.learner_seat = np.zeros(num_envs, dtype=np.int64)
+        self.bot_states: dict[int, tuple[int, ...]] = {}
+        """Env -> its bot opponent's game state (``Bot.game_state``)."""
+
+    def new_games(self, envs: np.ndarray, rng: np.random.Generator) -> None:
+        """Draw the opponent and the learner's seat for the games starting in ``envs``."""
+        self.code[envs] = self.schedule.draw(rng, len(envs), len(self.pool.nets))
+        self.learner_seat[envs] = rng.integers(0, 2, len(envs))
+        for i in envs:
+            self.bot_states.pop(int(i), None)
+
+    def is_learner(self, seats: np.ndarray) -> np.ndarray:
+        """Per env: is the seat to move the learner's (both seats are, in pure self-play)?"""
+        return (self.code == SELF) | (seats == self.learner_seat)
+
+    def act(
+        self, rows: np.ndarray, obs: np.ndarray, mask: np.ndarray, actions: np.ndarray,
+        rng: np.random.Generator, sample: Sampler,
+    ) -> None:  # fmt: skip
+        """Fill ``actions[rows]`` for rows where a snapshot or a bot is to play."""
+        codes = self.code[rows]
+        for code in np.unique(codes):
+            sub = rows[codes == code]
+            if code >= 0:
+                actions[sub] = sample(self.pool.nets[code], obs[sub], mask[sub])
+            elif isinstance(bot := self.bots[self.schedule.bot_name(code)], RandomBot):
+                actions[sub] = random_actions(mask[sub], rng)
+            else:
+                for i in sub:
+                    bot.seed(int(rng.integers(2**31)))  # each decision's draws from the run's generator
+                    actions[i] = bot_move(bot, obs[i], mask[i], self.bot_states, int(i))
+
+    def state(self) -> dict[str, object]:
+        """For checkpoints (tensors and lists of ints only)."""
+        return {
+            "pool": self.pool.state(),
+            "opponent": torch.as_tensor(self.code),
+            "learner_seat": torch.as_tensor(self.learner_seat),
+            "bot_states": [[env, *state] for env, state in self.bot_states.items() if state],
+        }
+
+    def load(self, data: dict, model_config: dict[str, int]) -> None:
+        self.pool.load(data["pool"], model_config)
+        self.code = data["opponent"].numpy().copy()
+        self.learner_seat = data["learner_seat"].numpy().copy()
+        saved = data.get("bot_states", data.get("plans", []))  # older checkpoints name it "plans"
+        self.bot_states = {int(p[0]): tuple(int(x) for x in p[1:]) for p in saved}

@@ -1,7 +1,9 @@
-"""Train a PPO self-play policy.
+"""Train a PPO self-play policy, or a whole curriculum of stages.
 
     python -m training.train --config configs/quick.yaml [key=value ...]
     python -m training.train --resume runs/quick
+    python -m training.train --config configs/ppo_selfplay.yaml      # a curriculum: every stage;
+                                                                     # run it again to continue
 
 Every hyperparameter lives in the YAML config (``training/config.py`` lists
 them with their defaults) and can be overridden as ``key=value`` (YAML
@@ -18,7 +20,8 @@ import json
 import sys
 from pathlib import Path
 
-from training.config import Config, load_config
+from training.config import Config, load_config, read_yaml
+from training.curriculum import is_curriculum, load_curriculum, run_curriculum
 from training.ppo import CHECKPOINT, POLICY, TrainingDivergedError, check_resumable, load_init_from, train
 
 
@@ -30,6 +33,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--stop-after", type=int, metavar="N", help="stop after N more updates (resumable)")
     parser.add_argument("overrides", nargs="*", metavar="key=value", help="override config values")
     args = parser.parse_args(argv)
+    if args.config is not None and args.resume is None:
+        try:
+            curriculum = is_curriculum(read_yaml(args.config)[0])
+            stages = load_curriculum(args.config, args.overrides) if curriculum else []
+            if curriculum and args.stop_after is not None:
+                raise ValueError("--stop-after does not apply to a curriculum: its stages set their updates")
+        except ValueError as e:
+            parser.error(str(e))
+        if curriculum:
+            try:
+                run_curriculum(stages, progress=not args.no_progress)
+            except TrainingDivergedError as e:
+                print(f"error: {e}", file=sys.stderr)
+                raise SystemExit(1) from None
+            print(f"curriculum done: {stages[-1].run_dir / POLICY}")
+            return
     try:
         if args.resume is not None:
             if args.config is not None or args.overrides:

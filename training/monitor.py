@@ -1,0 +1,38 @@
+"""What a training run measures of itself: the greedy policy's win rate against bots (TensorBoard's eval/), on the batch engine."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from hanamikoji_env.nn import PolicyNet
+from hanamikoji_env.vector import VectorHanamikoji
+from training.selfplay import bot_move, make_bot
+
+
+@torch.no_grad()
+def win_rate(
+    model: PolicyNet, bot_spec: str, games: int, seed: int, bot_seed: int, round_limit: int | None
+) -> float:
+    """Win rate (draws half) of ``model``'s greedy policy against the bot ``bot_spec`` over
+    ``games`` games, half in each seat (deals from ``seed``)."""
+    engine = VectorHanamikoji(games, seed=seed, round_limit=round_limit)
+    bot = make_bot(bot_spec, bot_seed, round_limit)
+    obs, mask, to_play = engine.reset()
+    my_seat = np.arange(games) % 2
+    result = np.full(games, np.nan)
+    states: dict[int, tuple[int, ...]] = {}
+    while np.isnan(result).any():
+        actions = np.zeros(games, np.int64)
+        mine = to_play == my_seat
+        if mine.any():
+            logits, _ = model(torch.as_tensor(obs[mine]), torch.as_tensor(mask[mine]))
+            actions[mine] = logits.argmax(1).numpy()
+        over = ~mine & ~np.isnan(result)  # finished games play on (auto-reset): any legal move
+        actions[over] = mask[over].argmax(1)
+        for i in np.flatnonzero(~mine & np.isnan(result)):
+            actions[i] = bot_move(bot, obs[i], mask[i], states, int(i))
+        obs, mask, to_play, rewards, done, _ = engine.step(actions)
+        first = done & np.isnan(result)
+        result[first] = rewards[first, my_seat[first]]
+    return float(((result > 0) + 0.5 * (result == 0)).mean())
