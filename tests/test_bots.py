@@ -37,7 +37,15 @@ def make(name: str, seed: int = 0):
 
 
 @pytest.mark.parametrize(
-    ("name", "positions"), [("random", 4000), ("heuristic", 4000), ("search", 1500), ("rollout", 600)]
+    ("name", "positions"),
+    [
+        ("random", 4000),
+        ("heuristic", 4000),
+        ("search", 300),
+        ("rollout", 60),
+        pytest.param("search", 1500, marks=pytest.mark.slow),
+        pytest.param("rollout", 600, marks=pytest.mark.slow),
+    ],
 )
 def test_bots_only_play_legal_actions(name: str, positions: int) -> None:
     """Random positions from random games (every phase), both seats; the bot answers each."""
@@ -91,7 +99,9 @@ def test_bot_input_errors() -> None:
         SearchBot(0, samples=0)
 
 
-@pytest.mark.parametrize("name", ["random", "heuristic", "search", "rollout"])
+@pytest.mark.parametrize(
+    "name", ["random", "heuristic", "search", pytest.param("rollout", marks=pytest.mark.slow)]
+)
 @pytest.mark.parametrize(("token", "draw"), [(TRADEOFF, False), (SECRET, True)])
 def test_bots_do_not_peek(name: str, token: int, draw: bool) -> None:
     """Deals that differ only in cards the bot's player cannot know: same seed, same actions."""
@@ -105,7 +115,9 @@ def test_bots_do_not_peek(name: str, token: int, draw: bool) -> None:
         assert actions_a == actions_b and len(actions_a) >= 15
 
 
-@pytest.mark.parametrize("name", ["random", "heuristic", "search", "rollout"])
+@pytest.mark.parametrize(
+    "name", ["random", "heuristic", "search", pytest.param("rollout", marks=pytest.mark.slow)]
+)
 def test_bots_are_deterministic_for_a_seed(name: str) -> None:
     def game(seed: int) -> list[int]:
         e = env()
@@ -136,6 +148,7 @@ def test_random_bot_batch() -> None:
         obs, mask, *_ = v.step(a)
 
 
+@pytest.mark.slow
 def test_heuristic_beats_random_by_a_clear_margin() -> None:
     """200 mirrored games (100 deals, both seatings): Wilson lower bound above 60%."""
     results = run_tournament(
@@ -145,6 +158,7 @@ def test_heuristic_beats_random_by_a_clear_margin() -> None:
     assert pair["games"] == 200 and pair["ci95"][0] > 0.60, pair
 
 
+@pytest.mark.slow
 def test_search_beats_heuristic_and_random() -> None:
     """Default-budget search: 60 mirrored games each, Wilson lower bounds above 50% / 60%."""
     players = [parse_player("search"), parse_player("heuristic"), parse_player("random")]

@@ -44,7 +44,7 @@ def test_a_difference_from_the_specification_is_caught(monkeypatch) -> None:
 @pytest.mark.parametrize(
     ("games", "limit", "seed"),
     [
-        (400, None, 1),
+        (200, None, 1),
         pytest.param(2500, None, 1, marks=pytest.mark.slow),
         pytest.param(700, 1, 2, marks=pytest.mark.slow),
         pytest.param(700, 3, 3, marks=pytest.mark.slow),

@@ -1,4 +1,4 @@
-"""The README's examples run as written."""
+"""The examples of the README and docs/ run as written."""
 
 from __future__ import annotations
 
@@ -7,10 +7,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "MODEL_CARD.md"]
 
 
-EXPECTED = {  # a line of each README example -> what its output must contain
+EXPECTED = {  # a line of each example -> what its output must contain
     "e = env(render_mode=": ["final reward", "private to player_0"],
     "venv = VectorHanamikoji(": ["wins by seat:"],
     "bots = {": ["1.0"],
@@ -18,9 +22,10 @@ EXPECTED = {  # a line of each README example -> what its output must contain
 }
 
 
-def test_readme_examples_run(tmp_path) -> None:
-    blocks = re.findall(r"```python\n(.*?)```", README, flags=re.S)
-    assert len(blocks) == len(EXPECTED), "every README example needs an entry in EXPECTED"
+@pytest.mark.slow
+def test_documented_examples_run(tmp_path) -> None:
+    blocks = [b for page in DOCS for b in re.findall(r"```python\n(.*?)```", page.read_text(), flags=re.S)]
+    assert len(blocks) == len(EXPECTED), "every example needs an entry in EXPECTED"
     for code in blocks:
         (expected,) = [v for k, v in EXPECTED.items() if k in code]
         out = subprocess.run(
@@ -47,3 +52,9 @@ def test_ci_runs_the_readme_test_command() -> None:
     command = re.search(r"\*\*The tests\*\*.*?```bash\n(.*?)\n```", README, flags=re.S)
     assert command is not None
     assert command.group(1).strip() in ci
+
+
+def test_relative_links_in_the_docs_resolve() -> None:
+    for page in DOCS:
+        for target in re.findall(r"\]\(([^)#:]+)\)", page.read_text()):
+            assert (page.parent / target).exists(), f"{page.name} links to missing {target}"

@@ -158,6 +158,7 @@ def test_policy_bot_batch_matches_single(ckpt) -> None:
     assert batch.tolist() == single and mask[np.arange(32), batch].all()
 
 
+@pytest.mark.slow
 def test_the_shipped_checkpoint_loads_and_beats_random() -> None:
     """checkpoints/ppo_selfplay.pt matches this env version and observation layout, and plays well."""
     from hanamikoji_env.bots.spec import parse_player

@@ -30,16 +30,17 @@ def test_layout_tables_are_documented_exactly() -> None:
     doc = observation.__doc__ or ""
     assert layout_table(OBS_LAYOUT) in doc
     assert layout_table(STATE_LAYOUT) in doc
-    assert layout_table(OBS_LAYOUT) in (ROOT / "README.md").read_text()
+    assert layout_table(OBS_LAYOUT) in (ROOT / "docs" / "environment.md").read_text()
     assert f"(``OBS_SIZE`` = {OBS_SIZE})" in doc
     assert OBS_LAYOUT[-1].offset + OBS_LAYOUT[-1].length == OBS_SIZE == len(OBS_HIGH)
     assert STATE_LAYOUT[-1].offset + STATE_LAYOUT[-1].length == len(STATE_HIGH)
 
 
-def test_decode_matches_the_engine_and_vectors_stay_in_bounds() -> None:
+@pytest.mark.parametrize("games", [60, pytest.param(300, marks=pytest.mark.slow)])
+def test_decode_matches_the_engine_and_vectors_stay_in_bounds(games: int) -> None:
     rng = np.random.default_rng(0)
     checked = 0
-    for _ in range(150):
+    for _ in range(games):
         for state, _action in random_game(rng):
             for seat in (0, 1):
                 v = encode(state, seat)
@@ -79,7 +80,7 @@ def test_decode_matches_the_engine_and_vectors_stay_in_bounds() -> None:
                 checked += 1
             g = encode_state(state)
             assert (g >= 0).all() and (g <= STATE_HIGH).all()
-    assert checked > 10_000
+    assert checked > 50 * games  # decisions x seats
 
 
 def test_decode_rejects_wrong_shape() -> None:

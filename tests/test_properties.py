@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from helpers import random_action, random_game
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -61,6 +62,7 @@ def check_game(rng: np.random.Generator, round_limit: int | None = None) -> rule
     return last
 
 
+@pytest.mark.slow
 def test_thousands_of_random_engine_games() -> None:
     rng = np.random.default_rng(2026)
     rounds = [check_game(rng).round for _ in range(2000)]

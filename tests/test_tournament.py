@@ -137,6 +137,7 @@ def test_tournament_rejects_bad_arguments() -> None:
         run_tournament([r, r], 2, progress=False)
 
 
+@pytest.mark.slow
 def test_cli_end_to_end(tmp_path, capsys) -> None:
     ckpt = tmp_path / "tiny.pt"
     save_checkpoint(ckpt, PolicyNet(hidden=8, layers=1))
@@ -193,6 +194,7 @@ def test_first_only_plays_the_first_player_against_the_field() -> None:
     assert results["win_rate_matrix"][1][2] is None and set(results["elo"]) == {p.spec for p in players}
 
 
+@pytest.mark.slow
 def test_pool_workers_give_torch_one_thread() -> None:
     """A worker's torch (imported after the pool initializer) runs one thread: workers are one per core."""
     code = (
@@ -225,6 +227,7 @@ def test_a_bad_out_folder_is_refused_before_the_first_game(tmp_path, capsys, mon
     assert e.value.code == 2 and expected in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_the_tournament_within_seconds_and_leaves_no_workers(tmp_path) -> None:
     """SIGINT to the whole process group, as a terminal's Ctrl-C sends it: one line, exit 130,
     nothing written, every worker gone."""
@@ -276,6 +279,7 @@ class DyingSpec(PlayerSpec):
         os._exit(3)
 
 
+@pytest.mark.slow
 def test_a_worker_that_dies_is_an_error_not_a_hang() -> None:
     players = [DyingSpec("dying", "random"), parse_player("random")]
     start = time.monotonic()

@@ -244,8 +244,8 @@ def test_tiny_run_end_to_end(tmp_path) -> None:
     ("bots", "critic"),
     [
         (TINY["bot_shares"], "policy"),
-        ({"search:samples=8,candidates=3": 0.5}, "policy"),
-        (TINY["bot_shares"], "oracle"),
+        pytest.param({"search:samples=8,candidates=3": 0.5}, "policy", marks=pytest.mark.slow),
+        pytest.param(TINY["bot_shares"], "oracle", marks=pytest.mark.slow),
     ],
 )
 def test_resume_gives_identical_weights(tmp_path, bots, critic) -> None:
@@ -402,6 +402,7 @@ def test_resume_errors_are_one_line_usage_errors(tmp_path, capsys) -> None:
     assert "is not a readable checkpoint" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_learning_beats_random() -> None:
     """Budget: 400,000 learner decisions against RandomBot (about a minute on 2 cores).
     Margin: the greedy policy wins 400 games against RandomBot with a Wilson lower bound above 0.60."""
@@ -417,6 +418,7 @@ def test_learning_beats_random() -> None:
     assert wilson(rate * 400, 400)[0] > 0.60, rate
 
 
+@pytest.mark.slow
 def test_main_job_end_to_end(tmp_path, monkeypatch, capsys) -> None:
     from training.main_job import main as main_job
 
