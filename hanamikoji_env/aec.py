@@ -32,9 +32,9 @@ See :mod:`hanamikoji_env.actions` for the id table.
 ### Observation space
 
 A dict: ``"observation"`` is a float32 vector of 109 entries from the observing
-player's perspective (layout table in :mod:`hanamikoji_env.observation` and the
-README), holding exactly what that player may know; ``"action_mask"`` is an
-int8 vector of 23, all zero for the agent not on move.  ``state()`` returns
+player's perspective (layout table in :mod:`hanamikoji_env.observation` and
+``docs/environment.md``), holding exactly what that player may know;
+``"action_mask"`` is an int8 vector of 23, all zero for the agent not on move.  ``state()`` returns
 the full-information global vector (185 entries) for centralized critics.
 
 ### Rewards

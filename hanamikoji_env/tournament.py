@@ -190,7 +190,7 @@ def summarise(
     seed: int,
     round_limit: int | None,
 ) -> dict[str, Any]:
-    """The results dict (the ``results.json`` schema, see the README)."""
+    """The results dict (the ``results.json`` schema, see docs/bots.md)."""
     n = len(names)
     wins = np.zeros((n, n))
     matrix: list[list[float | None]] = [[None] * n for _ in range(n)]

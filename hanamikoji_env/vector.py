@@ -1,9 +1,9 @@
 """A batch engine: many Hanamikoji games stepped at once, for training and evaluation.
 
 :class:`VectorHanamikoji` plays ``num_envs`` games with the same rules, action
-ids, masks and observation vectors as the AEC env (``tests/test_vector.py``
-proves it identical over thousands of games; ``benchmarks/vector_diff.py`` over
-100,000).  Each game is one row of the engine's int32 state matrix.  Finished games reset themselves.
+ids, masks and observation vectors as the AEC env (``tests/test_differential.py``
+proves it plays the same games over thousands of them; ``benchmarks/vector_diff.py``
+over 100,000).  Each game is one row of the engine's int32 state matrix.  Finished games reset themselves.
 
 Two-player self-play: each step's ``obs``, ``mask`` belong to the seat in
 ``to_play``; feed them to the policy of that seat and pass its actions back::
