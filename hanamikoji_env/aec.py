@@ -165,6 +165,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         self._ahead: tuple[str, np.ndarray, np.ndarray] | None = None
         """The next mover's observation and mask, encoded by the kernel call of ``step``."""
         self._over = False
+        """True once the game ended (terminations set): only then can a step be a dead step."""
         self._limit = round_limit or 0
         self._decks: list[tuple[int, ...]] = []
         self._ended_by: str | None = None
@@ -214,7 +215,6 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         self._skip_agent_selection = None
         self._ended_by = None
         self._over = False
-        """True once the game ended (terminations set): only then can a step be a dead step."""
         self._last_round = None
         self._row = np.zeros((1, WIDTH), dtype=np.int32)
         engine.deal(self._row, 0, self._deck_for(1), True)

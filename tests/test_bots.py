@@ -20,6 +20,13 @@ from hanamikoji_env.observation import encode
 from hanamikoji_env.tournament import run_tournament
 
 FAST_SEARCH = {"samples": 24, "candidates": 4}
+EVERY_BOT = [
+    "random",
+    "heuristic",
+    "search",
+    pytest.param("os-ismcts", marks=pytest.mark.slow),  # searches are slow in Python
+    pytest.param("rollout", marks=pytest.mark.slow),
+]
 
 
 def tiny_rollout_bot(seed: int) -> RolloutBot:
@@ -33,7 +40,15 @@ def make(name: str, seed: int = 0):
         "heuristic": lambda: HeuristicBot(seed),
         "search": lambda: SearchBot(seed, **FAST_SEARCH),
         "rollout": lambda: tiny_rollout_bot(seed),
+        "os-ismcts": lambda: openspiel_bot(seed),
     }[name]()
+
+
+def openspiel_bot(seed: int):
+    pytest.importorskip("pyspiel", reason="the openspiel extra is not installed")
+    from hanamikoji_env.bots.openspiel import OpenSpielBot
+
+    return OpenSpielBot("ismcts", seed, sims=4)
 
 
 @pytest.mark.parametrize(
@@ -43,6 +58,7 @@ def make(name: str, seed: int = 0):
         ("heuristic", 4000),
         ("search", 300),
         ("rollout", 60),
+        ("os-ismcts", 40),
         pytest.param("search", 1500, marks=pytest.mark.slow),
         pytest.param("rollout", 600, marks=pytest.mark.slow),
     ],
@@ -99,9 +115,7 @@ def test_bot_input_errors() -> None:
         SearchBot(0, samples=0)
 
 
-@pytest.mark.parametrize(
-    "name", ["random", "heuristic", "search", pytest.param("rollout", marks=pytest.mark.slow)]
-)
+@pytest.mark.parametrize("name", EVERY_BOT)
 @pytest.mark.parametrize(("token", "draw"), [(TRADEOFF, False), (SECRET, True)])
 def test_bots_do_not_peek(name: str, token: int, draw: bool) -> None:
     """Deals that differ only in cards the bot's player cannot know: same seed, same actions."""
@@ -115,9 +129,7 @@ def test_bots_do_not_peek(name: str, token: int, draw: bool) -> None:
         assert actions_a == actions_b and len(actions_a) >= 15
 
 
-@pytest.mark.parametrize(
-    "name", ["random", "heuristic", "search", pytest.param("rollout", marks=pytest.mark.slow)]
-)
+@pytest.mark.parametrize("name", EVERY_BOT)
 def test_bots_are_deterministic_for_a_seed(name: str) -> None:
     def game(seed: int) -> list[int]:
         e = env()

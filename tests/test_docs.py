@@ -19,6 +19,7 @@ EXPECTED = {  # a line of each example -> what its output must contain
     "venv = VectorHanamikoji(": ["wins by seat:"],
     "bots = {": ["1.0"],
     "model = MaskablePPO(": ["win rate vs random:"],
+    "bot = ismcts.ISMCTSBot(": ["ISMCTS opens with token:"],
 }
 
 

@@ -81,6 +81,8 @@ def test_bradley_terry_prior_keeps_unbeaten_players_finite() -> None:
         ("search:samples=1e3", "must be an int in"),
         ("rollout:ckpt=x.pt,samples=5000", r"samples of rollout must be an int in \[1, 4096\]"),
         ("search:" + "x" * 5000, "at most 4096 characters"),
+        ("os-ismcts:sims=0", r"sims of os-ismcts must be an int in \[1, 100000\]"),
+        ("os-mcts:depth=3", "bad option 'depth=3' for os-mcts"),
         ("heuristic:samples=3", "options: none"),
         ("ckpt:", "needs a path"),
         ("ckpt:/no/such/file.pt", "does not exist"),

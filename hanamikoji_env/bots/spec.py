@@ -8,6 +8,8 @@
 | ``ckpt:PATH`` | a trained policy: a hanamikoji-env ``.pt`` checkpoint (``PolicyBot``) or a
   Stable-Baselines3 ``MaskablePPO`` ``.zip`` (``SB3Bot``), both loaded without running code |
 | ``rollout:ckpt=PATH[,samples=N]`` | :class:`~hanamikoji_env.bots.rollout.RolloutBot` over a ``.pt`` policy |
+| ``os-ismcts[:sims=N]``, ``os-mcts[:sims=N]`` | OpenSpiel's ISMCTS / determinized MCTS
+  (:class:`~hanamikoji_env.bots.openspiel.OpenSpielBot`, ``openspiel`` extra) |
 
 Options are ``key=value`` after a colon, separated by commas; every option has
 documented bounds (:data:`BOT_OPTIONS`).  :func:`parse_player` checks a spec
@@ -37,9 +39,12 @@ BOT_OPTIONS: dict[str, dict[str, Option]] = {
     "heuristic": {},
     "search": {"samples": Option(int, 1, 20_000), "candidates": Option(int, 1, 200)},
     "rollout": {"ckpt": Option(str), "samples": Option(int, 1, 4096)},
+    "os-ismcts": {"sims": Option(int, 1, 100_000)},
+    "os-mcts": {"sims": Option(int, 1, 100_000)},
 }
 """Every named bot and its options: ``search:samples`` is 1..20,000, ``candidates`` 1..200,
-``rollout:samples`` 1..4,096 (the bots' constructors check the same bounds)."""
+``rollout:samples`` 1..4,096, ``os-ismcts``/``os-mcts``: ``sims`` 1..100,000 (the bots' constructors
+check the same bounds)."""
 
 
 def check_option(bot: str, key: str, value: int) -> None:
@@ -68,6 +73,10 @@ class PlayerSpec:
             from hanamikoji_env.bots.search import SearchBot
 
             return SearchBot(seed=seed, round_limit=round_limit, **self.options)
+        if self.kind.startswith("os-"):
+            from hanamikoji_env.bots.openspiel import OpenSpielBot
+
+            return OpenSpielBot(self.kind[3:], seed=seed, round_limit=round_limit, **self.options)
         if self.kind == "rollout":
             from hanamikoji_env.bots.rollout import RolloutBot
 
@@ -117,6 +126,13 @@ def parse_player(spec: str, load: bool = True) -> PlayerSpec:
                 )
             check_option(name, key, int(value))
         options[key] = kind(value)
+    if name.startswith("os-") and load:
+        try:
+            import hanamikoji_env.openspiel  # noqa: F401 - registers the game
+        except ImportError as e:
+            raise ValueError(
+                f"{name} needs OpenSpiel: pip install 'hanamikoji-env[openspiel]' ({e})"
+            ) from None
     if name == "rollout":
         if "ckpt" not in options:
             raise ValueError("rollout needs a checkpoint: rollout:ckpt=PATH[,samples=N]")

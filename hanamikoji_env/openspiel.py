@@ -1,0 +1,331 @@
+"""Hanamikoji as an OpenSpiel game, ``python_hanamikoji`` (needs the ``openspiel`` extra).
+
+    import pyspiel
+    import hanamikoji_env.openspiel  # registers the game
+    game = pyspiel.load_game("python_hanamikoji")           # or "python_hanamikoji(round_limit=3)"
+
+The game plays on the engine of record (:mod:`hanamikoji_env.engine`, one row
+per state) and shows each player the env's own observation, so OpenSpiel's
+algorithms (ISMCTS, MCTS, CFR-family, NFSP, policy evaluation) see exactly the
+game our env plays; ``tests/test_openspiel.py`` proves it on 1,000 random games
+against the AEC env.
+
+- **Decisions**: the env's 23 action ids and decision structure (token, cards
+  one at a time, split, the opponent's answer), legal actions from its masks.
+- **Chance**: explicit chance nodes deal each round card by card (the removed
+  card, player 0's six, player 1's six, then the starting player's draw) and
+  every later draw.  An outcome is a geisha id 0..6 with probability
+  (cards of it not yet dealt this round) / (cards not yet dealt).  A deck
+  ``[removed, hand 0, hand 1, pile...]`` of the env is exactly that sequence of
+  outcomes.
+- **Returns**: +1 / -1, or 0 / 0 for a draw, at the end only.
+- **Length**: OpenSpiel needs a finite game.  ``round_limit`` (default
+  :data:`DEFAULT_ROUND_LIMIT` = 12) ends the game after that many scorings with
+  the env's tie-breaks (more charm points, then more geishas, else a draw).  The
+  longest of 100,000 random games lasted 7 rounds, so the cap almost never
+  binds; ``round_limit=N`` gives the env's short variant.
+- **Observations**: ``observation_tensor(p)`` is the env's observation vector of
+  ``p`` (109 floats, "me"/"opponent" perspective, layout in
+  :mod:`hanamikoji_env.observation`); ``information_state_tensor(p)`` is the same
+  vector (the current view; it does not recall the past).  ``observation_string``
+  is the same view as text; ``information_state_string`` adds a digest of
+  everything ``p`` has observed so far in the game (each change of its view,
+  its own choices included), so it has perfect recall.  Nothing the player may
+  not know enters either: the same no-leak test as the env's.
+- **Clone, serialize**: states copy their row; serialization is OpenSpiel's
+  own (the history of actions, replayed).
+- **Resampling** (for ISMCTS): ``resample_from_infostate(player, sampler)``
+  deals what ``player`` has not seen again at random; the player's information
+  state, observation and legal actions stay the same.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from hanamikoji_env import engine
+from hanamikoji_env.actions import NUM_ACTIONS, action_name
+from hanamikoji_env.engine import (
+    C_CURRENT,
+    C_HANDS,
+    C_MARKERS,
+    C_PHASE,
+    C_PILE,
+    C_PILE_POS,
+    C_STARTER,
+    C_TURN,
+    C_WINNER,
+    GAME_OVER,
+    NO_WINNER,
+    ROUND_OVER,
+    TOKEN_PHASE,
+    WIDTH,
+)
+from hanamikoji_env.observation import OBS_LAYOUT, OBS_SIZE, decode, encode_row
+from hanamikoji_env.rules import CENTRE, DRAW, DRAW_PILE_SIZE, HAND_SIZE, NUM_GEISHAS, VALUES, State
+
+DEFAULT_ROUND_LIMIT = 12
+"""Scorings after which a game ends with the round-limit tie-breaks (OpenSpiel needs a finite game)."""
+MAX_ROUND_LIMIT = 100
+DEAL_OUTCOMES = 1 + 2 * HAND_SIZE + 1
+"""Chance outcomes that open a round: the removed card, both hands, the starting player's draw."""
+DECISIONS_PER_ROUND = 34
+"""At most, per round: each player's 4 tokens, 10 cards, 1 split and 2 answers."""
+CHANCE_PER_ROUND = DEAL_OUTCOMES + DRAW_PILE_SIZE - 1
+
+_GAME_TYPE = pyspiel.GameType(
+    short_name="python_hanamikoji",
+    long_name="Python Hanamikoji",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=2,
+    min_num_players=2,
+    provides_information_state_string=True,
+    provides_information_state_tensor=True,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification={"round_limit": DEFAULT_ROUND_LIMIT},
+)
+
+
+class HanamikojiGame(pyspiel.Game):
+    """The game: its facts (:class:`pyspiel.GameType`, :class:`pyspiel.GameInfo`) and its states."""
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        params = {"round_limit": DEFAULT_ROUND_LIMIT, **(params or {})}
+        limit = params["round_limit"]
+        if type(limit) is not int or not 1 <= limit <= MAX_ROUND_LIMIT:
+            raise ValueError(f"round_limit must be an int in [1, {MAX_ROUND_LIMIT}], got {limit!r}")
+        info = pyspiel.GameInfo(
+            num_distinct_actions=NUM_ACTIONS,
+            max_chance_outcomes=NUM_GEISHAS,
+            num_players=2,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=limit * (DECISIONS_PER_ROUND + CHANCE_PER_ROUND),
+        )
+        super().__init__(_GAME_TYPE, info, params)
+        self.round_limit = limit
+
+    def new_initial_state(self) -> HanamikojiState:
+        return HanamikojiState(self)
+
+    def make_py_observer(self, iig_obs_type: Any = None, params: dict | None = None) -> HanamikojiObserver:
+        return HanamikojiObserver(iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
+
+
+class HanamikojiState(pyspiel.State):
+    """A position: an engine row, plus the round's deal in progress and what each player has seen."""
+
+    def __init__(self, game: HanamikojiGame) -> None:
+        super().__init__(game)
+        self._limit = game.round_limit
+        self._row = np.zeros((1, WIDTH), dtype=np.int32)
+        self._row[0, C_PHASE] = ROUND_OVER  # before the first deal, as rules.new_game starts
+        self._row[0, C_STARTER] = 1
+        self._row[0, C_WINNER] = NO_WINNER
+        self._row[0, C_MARKERS : C_MARKERS + NUM_GEISHAS] = CENTRE
+        self._dealt: list[int] | None = []
+        """The outcomes of the round's opening deal so far (None once it is dealt)."""
+        self._pool = np.array(VALUES, dtype=np.int64)
+        """Cards not dealt yet this round, per geisha: where chance draws from."""
+        self._drawing = -1
+        """The seat waiting for its draw (a chance node), or -1."""
+        self._new_game = True
+        self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        self._seen: list[list[bytes]] = [[], []]
+        """Each player's view after every change of it: its perfect recall."""
+        self._record_views()
+
+    # ------------------------------------------------------------ OpenSpiel ---
+
+    def current_player(self) -> int:
+        if self._dealt is not None or self._drawing >= 0:
+            return pyspiel.PlayerId.CHANCE
+        if self._row[0, C_PHASE] == GAME_OVER:
+            return pyspiel.PlayerId.TERMINAL
+        return int(self._row[0, engine.C_TO_MOVE])
+
+    def _legal_actions(self, player: int) -> list[int]:
+        return np.flatnonzero(self._mask).tolist()
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        total = int(self._pool.sum())
+        return [(g, int(n) / total) for g, n in enumerate(self._pool) if n]
+
+    def _apply_action(self, action: int) -> None:
+        if self._dealt is not None:
+            self._deal(action)
+        elif self._drawing >= 0:
+            self._draw(action)
+        else:
+            row = self._row
+            turn = row[0, C_TURN]
+            phase = engine.apply_one(row, 0, action, self._limit)
+            if phase == ROUND_OVER:
+                self._dealt, self._pool = [], np.array(VALUES, dtype=np.int64)
+            elif phase == TOKEN_PHASE and row[0, C_TURN] != turn:  # a new turn: its player drew
+                seat = row[0, C_CURRENT]
+                row[0, C_HANDS + NUM_GEISHAS * seat + row[0, C_PILE + row[0, C_PILE_POS] - 1]] -= 1
+                self._drawing = seat  # the placeholder card is taken back: chance draws the real one
+            engine.legal(row, 0, self._mask)
+        self._record_views()
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"deal:geisha{action}"
+        return action_name(int(action))
+
+    def is_terminal(self) -> bool:
+        return self.current_player() == pyspiel.PlayerId.TERMINAL
+
+    def returns(self) -> list[float]:
+        if not self.is_terminal():
+            return [0.0, 0.0]
+        winner = int(self._row[0, C_WINNER])
+        return [0.0, 0.0] if winner == DRAW else [1.0, -1.0] if winner == 0 else [-1.0, 1.0]
+
+    def __str__(self) -> str:
+        return repr(self.position())
+
+    # ---------------------------------------------------------- the position ---
+
+    def position(self) -> State:
+        """The position as a :class:`~hanamikoji_env.rules.State` (full information; during a
+        deal, the position before it; the draw pile holds placeholders for cards chance has not drawn)."""
+        return engine.state_from_row(self._row[0], self._limit, None)
+
+    def encode(self, player: int, obs: np.ndarray) -> None:
+        """Write ``player``'s observation vector into ``obs``."""
+        encode_row(self._row, 0, player, obs, np.empty(NUM_ACTIONS, dtype=np.int8))
+
+    def history_digest(self, player: int) -> str:
+        """A digest of every view ``player`` has had in this game, in order."""
+        return hashlib.sha256(b"".join(self._seen[player])).hexdigest()[:32]
+
+    def resample(self, player: int, rng: np.random.Generator) -> HanamikojiState:
+        """A state ``player`` cannot tell from this one: what it has not seen (the opponent's
+        hand, Secret and Trade-off, the removed card, the undealt cards) dealt again at random."""
+        from hanamikoji_env.bots.search import determinize
+
+        if self.current_player() != player:
+            raise ValueError("resampling is for the player to move")
+        obs = np.empty(OBS_SIZE, dtype=np.float32)
+        self.encode(player, obs)
+        world = determinize(decode(obs), rng, self._limit)  # the player as seat 0
+        twin = self.clone()
+        twin._set_position(world if player == 0 else swap_seats(world))
+        return twin
+
+    def resample_from_infostate(self, player: int, probability_sampler: Any) -> HanamikojiState:
+        """OpenSpiel's hook (ISMCTS calls it): :meth:`resample` with a generator seeded from
+        ``probability_sampler()`` (a uniform in [0, 1))."""
+        return self.resample(player, np.random.default_rng(int(probability_sampler() * 2**53)))
+
+    @classmethod
+    def from_position(cls, game: HanamikojiGame, state: State) -> HanamikojiState:
+        """A state at ``state``'s decision, its draw pile as the cards chance can still deal."""
+        if state.phase >= ROUND_OVER:
+            raise ValueError("from_position needs a position with a decision to make")
+        new = cls(game)
+        new._dealt = None
+        new._new_game = False
+        new._set_position(state)
+        new._seen = [[], []]
+        new._record_views()
+        return new
+
+    # --------------------------------------------------------------- helpers ---
+
+    def _set_position(self, state: State) -> None:
+        self._row = engine.rows_from_states([state])
+        self._pool = np.bincount(np.array(state.draw_pile, dtype=np.int64), minlength=NUM_GEISHAS)
+        engine.legal(self._row, 0, self._mask)
+
+    def _deal(self, card: int) -> None:
+        assert self._dealt is not None
+        self._dealt.append(card)
+        self._pool[card] -= 1
+        if len(self._dealt) == DEAL_OUTCOMES:  # the pile after the first draw: placeholders for chance
+            deck = np.array(self._dealt + [0] * (DRAW_PILE_SIZE - 1), dtype=np.int64)
+            engine.deal(self._row, 0, deck, self._new_game)
+            self._dealt, self._new_game = None, False
+            engine.legal(self._row, 0, self._mask)
+
+    def _draw(self, card: int) -> None:
+        row, seat = self._row, self._drawing
+        row[0, C_HANDS + NUM_GEISHAS * seat + card] += 1
+        row[0, C_PILE + row[0, C_PILE_POS] - 1] = card
+        self._pool[card] -= 1
+        self._drawing = -1
+
+    def _record_views(self) -> None:
+        obs = np.empty(OBS_SIZE, dtype=np.float32)
+        for player in (0, 1):
+            self.encode(player, obs)
+            view = obs.astype(np.uint8).tobytes()
+            if not self._seen[player] or self._seen[player][-1] != view:
+                self._seen[player].append(view)
+
+
+def swap_seats(state: State) -> State:
+    """The same position with the seats' roles exchanged (seat 0's cards become seat 1's)."""
+
+    def flip(seat: int) -> int:
+        return 1 - seat if seat in (0, 1) else seat
+
+    return state._replace(
+        starter=1 - state.starter,
+        current=1 - state.current,
+        to_move=1 - state.to_move,
+        hands=state.hands[::-1],
+        secrets=state.secrets[::-1],
+        tradeoffs=state.tradeoffs[::-1],
+        placed=state.placed[::-1],
+        markers=tuple(flip(m) for m in state.markers),
+        spent=state.spent[::-1],
+        winner=None if state.winner is None else flip(state.winner),
+    )
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, tuple):
+        return ",".join(str(int(x)) for x in value)
+    return value.name if hasattr(value, "name") else str(int(value))
+
+
+class HanamikojiObserver:
+    """What a player observes: the env's observation vector, and as text (with its history digest
+    for the perfect-recall information state).  Only a player's own view is offered."""
+
+    def __init__(self, iig_obs_type: Any, params: dict | None) -> None:
+        if params:
+            raise ValueError(f"observation parameters are not supported, got {params}")
+        if iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER or not iig_obs_type.public_info:
+            raise ValueError(
+                "python_hanamikoji offers each player's own view (public and its private information)"
+            )
+        self.perfect_recall = iig_obs_type.perfect_recall
+        self.tensor = np.zeros(OBS_SIZE, np.float32)
+        self.dict = {f.name: self.tensor[f.offset : f.offset + f.length] for f in OBS_LAYOUT}
+
+    def set_from(self, state: HanamikojiState, player: int) -> None:
+        state.encode(player, self.tensor)
+
+    def string_from(self, state: HanamikojiState, player: int) -> str:
+        obs = np.empty(OBS_SIZE, dtype=np.float32)
+        state.encode(player, obs)
+        fields = decode(obs)._asdict().items()
+        text = f"p{player} " + " ".join(f"{key}={_text(value)}" for key, value in fields)
+        return f"{text} history={state.history_digest(player)}" if self.perfect_recall else text
+
+
+pyspiel.register_game(_GAME_TYPE, HanamikojiGame)

@@ -1,0 +1,200 @@
+"""python_hanamikoji in OpenSpiel: its own tests, the same game as our env, no leaks, perfect recall."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel", reason="the openspiel extra is not installed")
+
+from helpers import DECK_2, DECK_MIRROR, MIRROR_SCRIPT, OpponentPolicy, swapped_deals  # noqa: E402
+
+from hanamikoji_env import engine, raw_env, rules  # noqa: E402
+from hanamikoji_env.actions import SPLIT_BASE  # noqa: E402
+from hanamikoji_env.openspiel import DEFAULT_ROUND_LIMIT, HanamikojiState  # noqa: E402
+
+GAME = pyspiel.load_game("python_hanamikoji")
+
+
+def test_loads_with_parameters_and_declares_the_game() -> None:
+    assert GAME.get_parameters() == {"round_limit": DEFAULT_ROUND_LIMIT}
+    assert pyspiel.load_game("python_hanamikoji(round_limit=3)").get_parameters() == {"round_limit": 3}
+    assert GAME.num_distinct_actions() == 23 and GAME.max_chance_outcomes() == 7 and GAME.num_players() == 2
+    assert GAME.max_game_length() == DEFAULT_ROUND_LIMIT * 55
+    kind = GAME.get_type()
+    assert kind.chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+    assert kind.information == pyspiel.GameType.Information.IMPERFECT_INFORMATION
+    assert kind.utility == pyspiel.GameType.Utility.ZERO_SUM
+    assert GAME.observation_tensor_shape() == [109] == GAME.information_state_tensor_shape()
+    for bad in (0, 101):
+        with pytest.raises(ValueError, match="round_limit"):
+            pyspiel.load_game("python_hanamikoji", {"round_limit": bad})
+
+
+def test_openspiels_random_simulation_test_with_serialization() -> None:
+    pyspiel.random_sim_test(GAME, num_sims=10, serialize=True, verbose=False)
+    pyspiel.random_sim_test(
+        pyspiel.load_game("python_hanamikoji(round_limit=1)"), num_sims=5, serialize=True, verbose=False
+    )
+
+
+def test_chance_outcomes_are_the_undealt_cards_with_exact_probabilities() -> None:
+    state = GAME.new_initial_state()
+    assert state.chance_outcomes() == [(g, v / 21) for g, v in enumerate(rules.VALUES)]
+    state.apply_action(6)  # the removed card: one of five 6s
+    outcomes = dict(state.chance_outcomes())
+    assert outcomes[6] == pytest.approx(4 / 20) and sum(outcomes.values()) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("games", [150, pytest.param(1000, marks=pytest.mark.slow)])
+def test_plays_the_same_games_as_the_aec_env(games: int) -> None:
+    """Same seeded decks and random legal actions: the acting player, legal actions, both players'
+    observation tensors and the returns agree at every decision (and cloning and serialization
+    keep the game)."""
+    rng = np.random.default_rng(3)
+    for game in range(games):
+        decks = [list(rules.shuffled_deck(rng)) for _ in range(DEFAULT_ROUND_LIMIT)]
+        env = raw_env(round_limit=DEFAULT_ROUND_LIMIT)
+        env.reset(seed=0, options={"decks": decks})
+        state = GAME.new_initial_state()
+        rnd, pos = 1, 0  # the round being dealt and the next card of its deck
+        while True:
+            if state.is_chance_node():
+                if env.game.round != rnd:  # the env dealt the next round with the last move
+                    rnd, pos = env.game.round, 0
+                state.apply_action(decks[rnd - 1][pos])
+                pos += 1
+                continue
+            if state.is_terminal():
+                assert all(env.terminations.values())
+                assert state.returns() == [env.rewards["player_0"], env.rewards["player_1"]]
+                break
+            agent = env.agent_selection
+            assert state.current_player() == int(agent[-1])
+            mask = env.observe(agent)["action_mask"]
+            assert state.legal_actions() == np.flatnonzero(mask).tolist()
+            for p in (0, 1):
+                assert np.array_equal(state.observation_tensor(p), env.observe(f"player_{p}")["observation"])
+            action = int(rng.choice(state.legal_actions()))
+            if game % 25 == 0 and rng.random() < 0.05:
+                state = state.clone() if rng.random() < 0.5 else GAME.deserialize_state(state.serialize())
+            state.apply_action(action)
+            env.step(action)
+
+
+def random_decisions(games: int, seed: int):
+    """Yield every decision state of random games, with the history of each player's own actions."""
+    rng = np.random.default_rng(seed)
+    for _ in range(games):
+        state, own = GAME.new_initial_state(), ([], [])
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes(), strict=True)
+                state.apply_action(int(rng.choice(outcomes, p=probs)))
+                continue
+            player = state.current_player()
+            yield state, player, tuple(own[player])
+            action = int(rng.choice(state.legal_actions()))
+            own[player].append(action)
+            state.apply_action(action)
+
+
+def test_the_information_state_string_recalls_the_players_own_choices() -> None:
+    """Histories in which a player's own choices differ are different information states to it:
+    never one string.  The observation string has no recall: there, such histories do collide."""
+    by_info: dict[str, tuple] = {}
+    for state, player, own in random_decisions(60, seed=1):
+        info = state.information_state_string(player)
+        assert by_info.setdefault(info, own) == own, "two histories with different own choices share a string"
+    # two round-1 histories that differ only in both players' Competition splits; every geisha
+    # ties in both, so round 2 starts with the same view: the views collide, the histories must not
+    other_split = [SPLIT_BASE + 1 if a == SPLIT_BASE else a for a in MIRROR_SCRIPT]
+    starts = []
+    for script in (MIRROR_SCRIPT, other_split):
+        state = GAME.new_initial_state()
+        outcomes = [*DECK_MIRROR, *DECK_2[:14]]  # round 1 (its deal, then its 7 later draws), round 2's deal
+        for action in script:
+            while state.is_chance_node():
+                state.apply_action(outcomes.pop(0))
+            state.apply_action(action)
+        while state.is_chance_node():
+            state.apply_action(outcomes.pop(0))
+        assert not outcomes and state.position().round == 2 and state.current_player() == 1
+        starts.append(state)
+    a, b = starts
+    assert a.observation_string(1) == b.observation_string(1) and a.observation_tensor(
+        1
+    ) == b.observation_tensor(1)
+    assert a.information_state_string(1) != b.information_state_string(1)
+    assert a.information_state_string(0) != b.information_state_string(0)
+
+
+def test_resampled_states_keep_the_players_information_and_change_what_it_cannot_see() -> None:
+    rng = np.random.default_rng(0)
+    hidden_changed = 0
+    for k, (state, player, _) in enumerate(random_decisions(20, seed=2)):
+        if k % 7:
+            continue
+        twin = state.resample(player, rng)
+        assert twin.information_state_string(player) == state.information_state_string(player)
+        assert twin.observation_tensor(player) == state.observation_tensor(player)
+        assert twin.legal_actions() == state.legal_actions() and twin.current_player() == player
+        hidden_changed += twin.position().hands[1 - player] != state.position().hands[1 - player]
+        twin.apply_action(twin.legal_actions()[0])  # and it plays on
+    assert hidden_changed > 10
+
+
+@pytest.mark.parametrize(
+    ("observer", "token", "draw"), [(0, 1, False), (1, 0, True), (0, 0, False), (1, 1, True)]
+)
+def test_unknowable_cards_change_nothing_a_player_observes(observer: int, token: int, draw: bool) -> None:
+    """Two deals differing only in the removed card and one card the opponent hides (in its hand or
+    its first draw, then under a Secret or Trade-off): every tensor and string of the observer is
+    the same at every node until the round is scored."""
+    rng = np.random.default_rng(11 + observer)
+    cards = []
+    for game in range(8):
+        deck_a, deck_b, card_a, card_b = swapped_deals(rng, observer, draw)
+        states = [GAME.new_initial_state(), GAME.new_initial_state()]
+        opponents = [OpponentPolicy(1 - observer, c, token, seed=game) for c in (card_a, card_b)]
+        decks, positions = [deck_a, deck_b], [0, 0]
+        actor = np.random.default_rng(game)
+        while True:
+            if positions[0] >= 14 and states[0].position().phase >= rules.Phase.ROUND_OVER:
+                break  # round 1 was scored: the Secrets are public now
+            views = [
+                (
+                    s.observation_tensor(observer), s.observation_string(observer),
+                    s.information_state_tensor(observer), s.information_state_string(observer),
+                )
+                for s in states
+            ]  # fmt: skip
+            assert views[0] == views[1]
+            if states[0].is_chance_node():
+                for k, s in enumerate(states):
+                    s.apply_action(decks[k][positions[k]])
+                    positions[k] += 1
+                continue
+            if states[0].current_player() == observer:
+                action = int(actor.choice(states[0].legal_actions()))
+                actions = [action, action]
+            else:
+                actions = []
+                for s, opp in zip(states, opponents, strict=True):
+                    mask = np.zeros(23, np.int8)
+                    mask[s.legal_actions()] = 1
+                    actions.append(opp.act(s.position(), mask))
+            for s, a in zip(states, actions, strict=True):
+                s.apply_action(a)
+        assert all(o.used for o in opponents)
+        cards += [card_a]
+    assert len(cards) == 8
+
+
+def test_from_position_and_round_limit_tie_breaks() -> None:
+    state = rules.new_game(rules.shuffled_deck(np.random.default_rng(4)), round_limit=2)
+    s = HanamikojiState.from_position(pyspiel.load_game("python_hanamikoji(round_limit=2)"), state)
+    assert s.current_player() == 0 and s.legal_actions() == rules.legal_actions(state)
+    assert engine.state_from_row(s._row[0], 2, None) == state
+    with pytest.raises(ValueError, match="decision"):
+        HanamikojiState.from_position(GAME, state._replace(phase=rules.Phase.ROUND_OVER))
