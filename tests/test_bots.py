@@ -54,11 +54,13 @@ def openspiel_bot(seed: int):
 @pytest.mark.parametrize(
     ("name", "positions"),
     [
-        ("random", 4000),
-        ("heuristic", 4000),
+        ("random", 1500),
+        ("heuristic", 1500),
         ("search", 300),
         ("rollout", 60),
         ("os-ismcts", 40),
+        pytest.param("random", 4000, marks=pytest.mark.slow),
+        pytest.param("heuristic", 4000, marks=pytest.mark.slow),
         pytest.param("search", 1500, marks=pytest.mark.slow),
         pytest.param("rollout", 600, marks=pytest.mark.slow),
     ],

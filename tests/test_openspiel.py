@@ -46,7 +46,7 @@ def test_chance_outcomes_are_the_undealt_cards_with_exact_probabilities() -> Non
     assert outcomes[6] == pytest.approx(4 / 20) and sum(outcomes.values()) == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize("games", [150, pytest.param(1000, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("games", [60, pytest.param(1000, marks=pytest.mark.slow)])
 def test_plays_the_same_games_as_the_aec_env(games: int) -> None:
     """Same seeded decks and random legal actions: the acting player, legal actions, both players'
     observation tensors and the returns agree at every decision (and cloning and serialization

@@ -53,7 +53,7 @@ def test_learner_reward_is_the_game_outcome(seat: int) -> None:
     env = SingleAgentEnv(opponent, learner_seat=seat)
     rng = np.random.default_rng(seat)
     ended_by_opponent = 0
-    for game in range(300):
+    for game in range(150):
         env.reset(seed=game)
         total, terminated = 0.0, False
         while not terminated:
@@ -66,7 +66,7 @@ def test_learner_reward_is_the_game_outcome(seat: int) -> None:
         winner = env.env.game.winner
         assert total == (1.0 if winner == seat else -1.0), (game, total, winner)
         assert info["learner_seat"] == f"player_{seat}" and not env.action_masks().any()
-    assert 30 < ended_by_opponent < 270
+    assert 15 < ended_by_opponent < 135  # both happen often
 
 
 def test_round_limit_draws_give_zero() -> None:
