@@ -380,9 +380,7 @@ def next_round(state: State, deck: Sequence[int]) -> State:
 
 def legal_mask(state: State) -> tuple[int, ...]:
     """:func:`hanamikoji_env.rules.legal_mask`, by the kernels."""
-    m = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    legal(rows_from_states([state]), 0, m)
-    return tuple(int(x) for x in m)
+    return _row_mask(rows_from_states([state]))
 
 
 def legal_actions(state: State) -> list[int]:
@@ -395,16 +393,22 @@ def apply(state: State, action: int) -> State:
     if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
         raise TypeError(f"action must be an int, got {type(action).__name__}")
     action = int(action)
-    mask = legal_mask(state)
+    row = rows_from_states([state])
+    mask = _row_mask(row)
     if not 0 <= action < NUM_ACTIONS or not mask[action]:
         raise ValueError(
             f"illegal action {action} in phase {state.phase.name} for seat {state.to_move}; "
             f"legal: {[a for a, ok in enumerate(mask) if ok]}"
         )
-    row = rows_from_states([state])
     phase = apply_one(row, 0, action, state.round_limit or 0)
     summary = round_summary(row[0]) if phase >= ROUND_OVER else state.last_round
     return state_from_row(row[0], state.round_limit, summary)
+
+
+def _row_mask(row: np.ndarray) -> tuple[int, ...]:
+    m = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    legal(row, 0, m)
+    return tuple(int(x) for x in m)
 
 
 # ---------------------------------------------------- rows and States ---

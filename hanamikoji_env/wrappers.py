@@ -31,7 +31,6 @@ from gymnasium import spaces
 from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.aec import AGENTS, raw_env
 from hanamikoji_env.observation import OBS_HIGH, OBS_SIZE
-from hanamikoji_env.rules import legal_mask
 
 Opponent = Any
 
@@ -115,7 +114,7 @@ class SingleAgentEnv(gymnasium.Env):
         """The learner's legal actions (bool), for ``MaskablePPO``."""
         if self._done or self.env.agent_selection != self.learner or self.env.terminations[self.learner]:
             return np.zeros(NUM_ACTIONS, dtype=bool)
-        return np.array(legal_mask(self.env.game), dtype=bool)
+        return self.env.observe(self.learner)["action_mask"].astype(bool)  # the env's own mask
 
     def render(self) -> str | None:
         text = self.env.render_for(self.learner)
