@@ -77,7 +77,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import gymnasium
 import numpy as np
@@ -118,7 +118,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
     """The Hanamikoji AEC environment (see the module docstring)."""
 
     metadata = {
-        "render_modes": ["human", "ansi"],
+        "render_modes": ["human", "ansi", "rgb_array"],
         "name": "hanamikoji_v0",
         "is_parallelizable": False,
         "render_fps": 1,
@@ -168,6 +168,12 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         """True once the game ended (terminations set): only then can a step be a dead step."""
         self._limit = round_limit or 0
         self._decks: list[tuple[int, ...]] = []
+        self._dealt: list[tuple[int, ...]] = []
+        """The deck of every round dealt so far (for :meth:`history`)."""
+        self._actions: list[tuple[int, int]] = []
+        """(seat, action) of every legal decision so far."""
+        self._summaries: list[dict[str, Any]] = []
+        self._illegal_move: tuple[int, int] | None = None
         self._ended_by: str | None = None
         """What ended the game when it was not a scoring: an illegal move (``env()``)."""
 
@@ -216,6 +222,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         self._ended_by = None
         self._over = False
         self._last_round = None
+        self._dealt, self._actions, self._summaries, self._illegal_move = [], [], [], None
         self._row = np.zeros((1, WIDTH), dtype=np.int32)
         engine.deal(self._row, 0, self._deck_for(1), True)
         self._moved()
@@ -241,10 +248,12 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         if code < 0:
             self._illegal(agent, a)
             return
+        self._actions.append((_SEATS[agent], a))
         self._view = None
         phase = code >> 1
         if phase >= ROUND_OVER:
             self._last_round = summary = engine.round_summary(row[0])
+            self._summaries.append(summary.as_dict())
             self.infos = {a: {"round_summary": summary.as_dict()} for a in self.agents}  # one dict each
             if phase == GAME_OVER:
                 r0, r1 = _RETURNS[int(row[0, C_WINNER])]
@@ -271,6 +280,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
             raise ValueError(message)
         gymnasium.logger.warn(message + "; the game ends with -1 for the mover")
         other = AGENTS[1 - AGENTS.index(agent)]
+        self._illegal_move = (_SEATS[agent], a)
         self._ended_by = (
             f"game over: {agent} played illegal action {a} ({action_name(a)}); {agent} -1, {other} 0"
         )
@@ -312,19 +322,52 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
             self.infos[agent],
         )
 
-    def render(self) -> str | None:
-        """The public view: ``"ansi"`` returns it, ``"human"`` prints it."""
+    def history(self) -> GameHistory:
+        """What happened in this game so far (full information, like ``game``: for records and
+        tools, never for agents): every deck dealt, every legal action with its seat, the
+        scorings, and the result once the game is over.  :func:`hanamikoji_env.records.from_env`
+        turns it into a game record."""
+        row = self._require_reset("history")
+        winner = int(row[0, C_WINNER])
+        over = self._over
+        if self._illegal_move is not None:
+            rewards = (-1.0, 0.0) if self._illegal_move[0] == 0 else (0.0, -1.0)
+        else:
+            rewards = _RETURNS[winner] if over else (0.0, 0.0)
+        return GameHistory(
+            decks=list(self._dealt),
+            actions=list(self._actions),
+            round_summaries=[dict(s) for s in self._summaries],
+            over=over,
+            winner=None if not over or self._illegal_move is not None else winner,
+            rewards=rewards,
+            round=int(row[0, C_ROUND]),
+            illegal=self._illegal_move,
+        )
+
+    def render(self) -> str | np.ndarray | None:
+        """The public view: ``"ansi"`` returns it as text, ``"human"`` prints it, ``"rgb_array"``
+        returns an image (``[H, W, 3]`` uint8) of the table."""
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            gymnasium.logger.warn(
+                "render() called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array'"
+            )
             return None
+        if self.render_mode == "rgb_array":
+            return self._image(None)
         text = self._text(None)
         if self.render_mode == "ansi":
             return text
         print(text)
         return None
 
-    def render_for(self, agent: str) -> str:
-        """The table as ``agent`` sees it: the public view plus its own private cards."""
+    def render_for(self, agent: str, mode: Literal["ansi", "rgb_array"] = "ansi") -> str | np.ndarray:
+        """The table as ``agent`` sees it: the public view plus its own private cards, as text
+        (``"ansi"``) or as an image (``"rgb_array"``)."""
+        if mode == "rgb_array":
+            return self._image(_seat(agent))
+        if mode != "ansi":
+            raise ValueError(f"mode must be 'ansi' or 'rgb_array', got {mode!r}")
         return self._text(_seat(agent))
 
     def close(self) -> None:
@@ -336,6 +379,12 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         self._require_reset("render")
         text = render_text(self.game, seat, AGENTS)
         return text if self._ended_by is None else f"{text}\n{self._ended_by}"
+
+    def _image(self, seat: int | None) -> np.ndarray:
+        self._require_reset("render")
+        from hanamikoji_env.image import draw_table  # Pillow only when images are asked for
+
+        return draw_table(self.game, seat, AGENTS)
 
     def _render_human(self) -> None:
         if self.render_mode == "human":
@@ -363,9 +412,12 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
     def _deck_for(self, round_number: int) -> np.ndarray:
         """The deck of a round: scripted, else shuffled from the env's generator."""
         if round_number <= len(self._decks):
-            return np.asarray(self._decks[round_number - 1], dtype=np.int32)
-        assert self._rng is not None
-        return self._rng.permutation(_FULL_DECK)  # the same draws as rules.shuffled_deck
+            deck = np.asarray(self._decks[round_number - 1], dtype=np.int32)
+        else:
+            assert self._rng is not None
+            deck = self._rng.permutation(_FULL_DECK)  # the same draws as rules.shuffled_deck
+        self._dealt.append(tuple(deck.tolist()))
+        return deck
 
     @staticmethod
     def _parse_options(options: dict[str, Any] | None) -> list[tuple[int, ...]]:
@@ -390,6 +442,20 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
             except ValueError as e:
                 raise ValueError(f"options['decks'][{i}] (round {i + 1}): {e}") from None
         return parsed
+
+
+class GameHistory(NamedTuple):
+    """:meth:`raw_env.history`: a game so far, by seat."""
+
+    decks: list[tuple[int, ...]]
+    actions: list[tuple[int, int]]
+    round_summaries: list[dict[str, Any]]
+    over: bool
+    winner: int | None
+    """0, 1, -1 (a draw); None while playing or after an illegal move."""
+    rewards: tuple[float, float]
+    round: int
+    illegal: tuple[int, int] | None
 
 
 def _agents(env: raw_env, max_iter: int) -> Iterator[str]:

@@ -33,13 +33,14 @@ from typing import Any
 
 import numpy as np
 
-from hanamikoji_env import __version__
+from hanamikoji_env import __version__, records
 from hanamikoji_env.aec import raw_env
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.bots.spec import PlayerSpec, parse_player
 from hanamikoji_env.stats import bradley_terry, wilson
 
 SCHEMA = "hanamikoji-eval/1"
+GAMES_FILE = "games.jsonl"
 
 
 # ------------------------------------------------------------ playing ---
@@ -47,29 +48,33 @@ SCHEMA = "hanamikoji-eval/1"
 
 def play_game(bots: tuple[Bot, Bot], deal_seed: int, round_limit: int | None) -> tuple[float, int]:
     """One game, ``bots[0]`` as player_0; returns (player_0's reward, rounds played)."""
+    e = _play(bots, deal_seed, round_limit)
+    return e.history().rewards[0], e.game.round
+
+
+def _play(bots: tuple[Bot, Bot], deal_seed: int, round_limit: int | None) -> raw_env:
+    """One game, ``bots[0]`` as player_0; returns the finished env (its rewards and history)."""
     e = raw_env(round_limit=round_limit)
     e.reset(seed=deal_seed)
     seats = {"player_0": bots[0], "player_1": bots[1]}
-    reward0 = 0.0
     for agent in e.agent_iter():
-        obs, reward, term, trunc, _ = e.last()
-        if term or trunc:
-            if agent == "player_0":
-                reward0 = float(reward)
-            e.step(None)
-        else:
-            e.step(seats[agent].act(obs))
-    return reward0, e.game.round
+        obs, _, term, trunc, _ = e.last()
+        e.step(None if term or trunc else seats[agent].act(obs))
+    return e
 
 
 _BOTS: dict[tuple[str, int | None], Bot] = {}
 
 
-def _worker(
-    task: tuple[int, PlayerSpec, PlayerSpec, list[int], int, int | None],
-) -> list[tuple[int, int, int, float, int]]:
-    """Play deals (both seatings) of one pair; returns (pair, deal, a_seat, a's reward, rounds)."""
-    pair, spec_a, spec_b, deals, seed, round_limit = task
+Task = tuple[int, PlayerSpec, PlayerSpec, list[int], int, int | None, bool]
+Result = tuple[int, int, int, float, int, str | None]
+"""(pair, deal, a_seat, a's reward, rounds, the game record as a JSON line or None)."""
+
+
+def _worker(task: Task) -> list[Result]:
+    """Play deals (both seatings) of one pair; the game records too when the task's last
+    field is True."""
+    pair, spec_a, spec_b, deals, seed, round_limit, keep_records = task
     out = []
     for spec in (spec_a, spec_b):
         if (spec.spec, round_limit) not in _BOTS:
@@ -82,8 +87,14 @@ def _worker(
             a.reset(seed=game_seed)
             b.reset(seed=game_seed + 1)
             bots = (a, b) if a_seat == 0 else (b, a)
-            r0, rounds = play_game(bots, deal_seed, round_limit)
-            out.append((pair, deal, a_seat, r0 if a_seat == 0 else -r0, rounds))
+            e = _play(bots, deal_seed, round_limit)
+            r0, rounds = e.history().rewards[0], e.game.round
+            record = None
+            if keep_records:
+                specs = (spec_a.spec, spec_b.spec) if a_seat == 0 else (spec_b.spec, spec_a.spec)
+                meta: records.Meta = {"source": "hanamikoji-eval", "seed": seed, "deal": deal}
+                record = records.from_env(e, specs, meta).to_json()
+            out.append((pair, deal, a_seat, r0 if a_seat == 0 else -r0, rounds, record))
     return out
 
 
@@ -125,11 +136,14 @@ def run_tournament(
     round_limit: int | None = None,
     progress: bool = True,
     first_only: bool = False,
+    save_games: Path | None = None,
 ) -> dict[str, Any]:
     """Play every pair ``games`` games (``games / 2`` deals, both seatings) and summarise.
 
     ``first_only`` plays only the pairs that include the first player (one
-    candidate against a field of opponents)."""
+    candidate against a field of opponents).  ``save_games``: a folder to write every
+    game's record to, as ``games.jsonl`` (see :mod:`hanamikoji_env.records`), in the order
+    pair, deal, seating."""
     if games < 2 or games % 2:
         raise ValueError(f"games must be a positive even number (each deal is played twice), got {games}")
     if len(players) < 2:
@@ -143,16 +157,16 @@ def run_tournament(
     # about 8 tasks per worker, at most 25 deals each, so the progress bar moves
     chunk = max(1, min(25, deals * len(pairs) // (8 * workers)))
     tasks = [
-        (k, players[i], players[j], d, seed, round_limit)
+        (k, players[i], players[j], d, seed, round_limit, save_games is not None)
         for k, (i, j) in enumerate(pairs)
         for d in _chunks(deals, chunk)
     ]
-    results: list[tuple[int, int, int, float, int]] = []
+    results: list[Result] = []
     bar = _progress_bar(len(pairs) * games, progress)
     pool = None
     try:
         if workers == 1:
-            parts: Iterator[list[tuple[int, int, int, float, int]]] = map(_worker, tasks)
+            parts: Iterator[list[Result]] = map(_worker, tasks)
         else:
             # spawn, not fork: a forked child of a process that has run torch can hang in torch.
             # An executor, not multiprocessing.Pool: a worker that dies breaks the executor with an
@@ -173,7 +187,11 @@ def run_tournament(
         bar.close()
         if pool is not None:
             _stop(pool)
-    return summarise(names, pairs, sorted(results), games, seed, round_limit)
+    results.sort(key=lambda r: r[:3])
+    if save_games is not None:
+        save_games.mkdir(parents=True, exist_ok=True)
+        records.write_lines(save_games / GAMES_FILE, (r[5] for r in results))  # type: ignore[misc]
+    return summarise(names, pairs, [r[:5] for r in results], games, seed, round_limit)
 
 
 def _progress_bar(total: int, enabled: bool) -> Any:
@@ -251,16 +269,16 @@ def format_table(results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def check_writable(out: Path) -> None:
+def check_writable(out: Path, option: str = "--out") -> None:
     """``ValueError`` unless ``out`` is (or can be made) a folder this process can write files in."""
     if out.exists() and not out.is_dir():
-        raise ValueError(f"--out {out} exists and is not a folder")
+        raise ValueError(f"{option} {out} exists and is not a folder")
     try:
         out.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=out):
             pass
     except OSError as e:
-        raise ValueError(f"--out {out} is not a writable folder ({e.strerror or e})") from None
+        raise ValueError(f"{option} {out} is not a writable folder ({e.strerror or e})") from None
 
 
 def write_outputs(results: dict[str, Any], out: Path) -> None:
@@ -344,6 +362,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, default=None, help="folder for results.json, pairs.csv, heatmap.png")
     p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     p.add_argument("--round-limit", type=int, default=None, help="play at most this many rounds per game")
+    p.add_argument(
+        "--save-games",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="write every game's record to DIR/games.jsonl (replay or check it with "
+        "python -m hanamikoji_env.records verify)",
+    )
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.add_argument(
         "--first-only", action="store_true", help="play only the pairs that include the first player"
@@ -357,6 +383,8 @@ def main(argv: list[str] | None = None) -> None:
     try:
         if args.out is not None:
             check_writable(args.out)  # before the first game, not after the last
+        if args.save_games is not None:
+            check_writable(args.save_games, "--save-games")
         players = [parse_player(s) for s in args.players]
         if args.seed < 0:
             raise ValueError(f"--seed must be >= 0, got {args.seed}")
@@ -372,9 +400,11 @@ def main(argv: list[str] | None = None) -> None:
             args.round_limit,
             not args.no_progress,
             args.first_only,
+            args.save_games,
         )
     except Interrupted as e:
-        written = "nothing was written" if args.out is None else f"nothing was written to {args.out}"
+        folders = [str(d) for d in (args.out, args.save_games) if d is not None]
+        written = "nothing was written" + (f" to {' or '.join(folders)}" if folders else "")
         print(f"\ninterrupted: {e.played} of {e.total} games played; {written}", file=sys.stderr)
         raise SystemExit(130) from None
     except ImportError as e:
@@ -388,6 +418,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.out is not None:
         write_outputs(results, args.out)
         print(f"\nwrote {args.out / 'results.json'}, pairs.csv and heatmap.png")
+    if args.save_games is not None:
+        print(f"wrote {args.save_games / GAMES_FILE}")
 
 
 if __name__ == "__main__":

@@ -231,7 +231,7 @@ def test_errors_before_reset() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"render_mode": "rgb_array"}, "render_mode"),
+        ({"render_mode": "rgb"}, "render_mode"),
         ({"round_limit": 0}, "round_limit"),
         ({"round_limit": 2.5}, "round_limit"),
         ({"illegal_action": "ignore"}, "illegal_action"),

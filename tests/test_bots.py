@@ -54,11 +54,11 @@ def openspiel_bot(seed: int):
 @pytest.mark.parametrize(
     ("name", "positions"),
     [
-        ("random", 1500),
-        ("heuristic", 1500),
+        ("random", 600),
+        ("heuristic", 600),
         ("search", 300),
-        ("rollout", 60),
-        ("os-ismcts", 40),
+        ("rollout", 30),
+        pytest.param("os-ismcts", 40, marks=pytest.mark.slow),
         pytest.param("random", 4000, marks=pytest.mark.slow),
         pytest.param("heuristic", 4000, marks=pytest.mark.slow),
         pytest.param("search", 1500, marks=pytest.mark.slow),
@@ -118,7 +118,9 @@ def test_bot_input_errors() -> None:
 
 
 @pytest.mark.parametrize("name", EVERY_BOT)
-@pytest.mark.parametrize(("token", "draw"), [(TRADEOFF, False), (SECRET, True)])
+@pytest.mark.parametrize(
+    ("token", "draw"), [(TRADEOFF, False), pytest.param(SECRET, True, marks=pytest.mark.slow)]
+)
 def test_bots_do_not_peek(name: str, token: int, draw: bool) -> None:
     """Deals that differ only in cards the bot's player cannot know: same seed, same actions."""
     rng = np.random.default_rng(7 + token)
@@ -182,6 +184,7 @@ def test_search_beats_heuristic_and_random() -> None:
     assert by_pair[("search", "heuristic")]["win_rate"] > 0.55, by_pair
 
 
+@pytest.mark.slow  # a fresh interpreter that imports torch: 3 s
 def test_torch_bots_are_exported_lazily_from_the_bots_package() -> None:
     code = (
         "import sys\n"

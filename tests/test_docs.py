@@ -15,11 +15,12 @@ DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "MODEL
 
 
 EXPECTED = {  # a line of each example -> what its output must contain
-    "e = env(render_mode=": ["final reward", "private to player_0"],
+    'e = env(render_mode="ansi")': ["final reward", "private to player_0"],
     "venv = VectorHanamikoji(": ["wins by seat:"],
     "bots = {": ["1.0"],
     "model = MaskablePPO(": ["win rate vs random:"],
     "bot = ismcts.ISMCTSBot(": ["ISMCTS opens with token:"],
+    'images[0].save("game.gif"': ["game.gif:", "(430, 660, 3)"],
 }
 
 

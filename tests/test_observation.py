@@ -91,7 +91,7 @@ def test_decode_rejects_wrong_shape() -> None:
 # ------------------------------------------------------ hidden information ---
 
 
-@pytest.mark.parametrize("observer", [0, 1])
+@pytest.mark.parametrize("observer", [0, pytest.param(1, marks=pytest.mark.slow)])
 @pytest.mark.parametrize(("token", "draw"), [(TRADEOFF, False), (TRADEOFF, True), (SECRET, False)])
 def test_unknowable_cards_do_not_change_what_a_player_sees(observer: int, token: int, draw: bool) -> None:
     """Swap the removed card with a card the opponent hides (Trade-off, or Secret until scoring)."""

@@ -145,7 +145,13 @@ def test_resampled_states_keep_the_players_information_and_change_what_it_cannot
 
 
 @pytest.mark.parametrize(
-    ("observer", "token", "draw"), [(0, 1, False), (1, 0, True), (0, 0, False), (1, 1, True)]
+    ("observer", "token", "draw"),
+    [
+        (0, 1, False),
+        (1, 0, True),
+        pytest.param(0, 0, False, marks=pytest.mark.slow),
+        pytest.param(1, 1, True, marks=pytest.mark.slow),
+    ],
 )
 def test_unknowable_cards_change_nothing_a_player_observes(observer: int, token: int, draw: bool) -> None:
     """Two deals differing only in the removed card and one card the opponent hides (in its hand or

@@ -122,10 +122,10 @@ def test_good_player_specs(tmp_path) -> None:
 
 def test_every_deal_is_played_with_both_seatings() -> None:
     a, b = parse_player("random"), parse_player("heuristic")
-    out = _worker((0, a, b, [3, 4], 9, None))
-    assert sorted((deal, seat) for _, deal, seat, _, _ in out) == [(3, 0), (3, 1), (4, 0), (4, 1)]
+    out = _worker((0, a, b, [3, 4], 9, None, False))
+    assert sorted((deal, seat) for _, deal, seat, _, _, _ in out) == [(3, 0), (3, 1), (4, 0), (4, 1)]
     # the same deals for another pair (same deal seeds), and deterministic
-    again = _worker((0, a, b, [3, 4], 9, None))
+    again = _worker((0, a, b, [3, 4], 9, None, False))
     assert again == out
 
 

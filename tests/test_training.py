@@ -153,6 +153,7 @@ def tiny_curriculum(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_a_curriculum_runs_its_stages_in_order_and_a_rerun_continues(tmp_path, capsys) -> None:
     path = tiny_curriculum(tmp_path)
     train_main(["--config", str(path), "--no-progress"])

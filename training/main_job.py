@@ -5,7 +5,8 @@
 Trains ``configs/quick.yaml`` into a new folder ``runs/quick/<date-time>`` and
 plays the result, the shipped ``checkpoints/ppo_selfplay.pt`` (when present)
 and the random, heuristic and search bots against each other (``--games``
-mirrored games per pair), printing the table and writing it to ``eval/``.
+mirrored games per pair), printing the table and writing it, and every game's
+record (``games.jsonl``, see :mod:`hanamikoji_env.records`), to ``eval/``.
 """
 
 from __future__ import annotations
@@ -43,10 +44,11 @@ def main(argv: list[str] | None = None) -> None:
         specs.append(f"ckpt:{SHIPPED}")
     else:
         print(f"({SHIPPED} not found: evaluating the new policy only)")
-    results = run_tournament([parse_player(s) for s in specs], args.games, seed=args.seed)
+    players = [parse_player(s) for s in specs]
+    results = run_tournament(players, args.games, seed=args.seed, save_games=run_dir / "eval")
     print(format_table(results))
     write_outputs(results, run_dir / "eval")
-    print(f"\nresults in {run_dir / 'eval'}; total {time.perf_counter() - start:.0f} s")
+    print(f"\nresults and game records in {run_dir / 'eval'}; total {time.perf_counter() - start:.0f} s")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,379 @@
+"""A person's game against a bot: the model behind the terminal and the browser boards.
+
+:class:`GameSession` runs one game on the AEC env (the engine of record) with
+the bot in the other seat, and answers with :meth:`GameSession.view`: a
+JSON-ready dict of what the person may know.  The board part of the view is
+decoded from the person's own observation vector (the one the bots get, which
+holds only that player's information), and the log of moves is derived from
+the difference of two such observations plus the action ids that are public
+(a split, an answer to a Gift or a Competition) or the person's own.  So
+nothing in a view can hold the opponent's hand, Secret, Trade-off, the
+removed card or the pile order.
+
+A finished game gives its :meth:`~GameSession.record` (see
+:mod:`hanamikoji_env.records`).  :func:`replay_frames` turns a record into
+full-information positions for a replay view (a record holds every deck, so
+nothing is hidden there).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hanamikoji_env import records
+from hanamikoji_env.actions import (
+    CARD_BASE,
+    COMP_TAKE_A,
+    GIFT_TAKE_BASE,
+    NUM_ACTIONS,
+    SECRET,
+    SPLIT_BASE,
+    SPLITS,
+    TOKEN_NAMES,
+    TOKEN_SIZES,
+    TRADEOFF,
+    action_name,
+)
+from hanamikoji_env.aec import AGENTS, raw_env
+from hanamikoji_env.bots.base import Bot
+from hanamikoji_env.bots.spec import parse_player
+from hanamikoji_env.observation import InfoSet, decode
+from hanamikoji_env.rules import CENTRE, DRAW, NUM_GEISHAS, VALUES, Phase, State, cards_of
+
+HUMAN = "human"
+"""The player name a person gets in game records."""
+VIEW_KEYS = (
+    "seat",
+    "opponent",
+    "round",
+    "phase",
+    "your_move",
+    "board",
+    "choices",
+    "events",
+    "last_round",
+    "result",
+)
+
+
+def card_names(cards: tuple[int, ...] | list[int]) -> str:
+    return " ".join(f"G{g}" for g in cards) or "-"
+
+
+class GameSession:
+    """One game of a person (``seat``) against the bot of ``opponent`` (a player spec, or a
+    ready ``bot``).  ``seed`` deals the cards and seeds the bot; ``decks`` scripts the deals
+    as the env's ``reset(options={"decks": ...})`` does."""
+
+    def __init__(
+        self,
+        opponent: str = "heuristic",
+        seat: int = 0,
+        seed: int | None = None,
+        round_limit: int | None = None,
+        bot: Bot | None = None,
+        source: str = "hanamikoji-play",
+        decks: list[list[int]] | None = None,
+    ) -> None:
+        if seat not in (0, 1) or isinstance(seat, bool):
+            raise ValueError(f"seat must be 0 or 1, got {seat!r}")
+        if seed is None:
+            seed = int(np.random.default_rng().integers(2**31))
+        self.opponent = opponent
+        self.bot = bot if bot is not None else parse_player(opponent).make(seed, round_limit)
+        self.bot.reset(seed=seed + 1)
+        self.seat, self.seed, self.source = seat, seed, source
+        self.env = raw_env(round_limit=round_limit)
+        self.env.reset(seed=seed, options=None if decks is None else {"decks": decks})
+        self.events: list[dict[str, Any]] = []
+        self._info = self._observe()
+        self._advance()
+
+    # ------------------------------------------------------------ playing ---
+
+    @property
+    def over(self) -> bool:
+        return any(self.env.terminations.values())
+
+    @property
+    def your_move(self) -> bool:
+        return not self.over and self.env.agent_selection == AGENTS[self.seat]
+
+    def legal_actions(self) -> list[int]:
+        if not self.your_move:
+            return []
+        return np.flatnonzero(self.env.observe(AGENTS[self.seat])["action_mask"]).tolist()
+
+    def play(self, action: int) -> None:
+        """The person's move; ``ValueError`` (the game unchanged) unless it is legal now.
+        The bot then moves until it is the person's decision again or the game is over."""
+        if self.over:
+            raise ValueError("the game is over")
+        if not self.your_move:
+            raise ValueError("it is not your move")
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            raise ValueError(f"an action is an int id in [0, {NUM_ACTIONS}), got {action!r}")
+        legal = self.legal_actions()
+        if action not in legal:
+            named = action_name(int(action)) if 0 <= action < NUM_ACTIONS else "out of range"
+            raise ValueError(f"action {action} ({named}) is not legal now; legal: {legal}")
+        self._step(int(action), mine=True)
+        self._advance()
+
+    def _advance(self) -> None:
+        bot_agent = AGENTS[1 - self.seat]
+        while not self.over and self.env.agent_selection == bot_agent:
+            self._step(self.bot.act(self.env.observe(bot_agent)), mine=False)
+
+    def _step(self, action: int, mine: bool) -> None:
+        before, round_before = self._info, self.env.game.round
+        self.env.step(action)
+        after = self._info = self._observe()
+        public = mine or action >= SPLIT_BASE  # splits and answers are seen by both players
+        new: list[dict[str, Any]] = []
+        if self.env.game.round != round_before or self.over:  # this move ended the round
+            new += describe_last(before, mine, action if public else None)
+            summaries = self.env.history().round_summaries
+            if len(summaries) == round_before:
+                new.append(_scoring_event(summaries[-1], self.seat))
+            if not self.over:
+                starts = "you start" if self.env.game.starter == self.seat else "the opponent starts"
+                new.append(_event("table", "deal", [], f"Round {after.round} dealt; {starts}."))
+        else:
+            new += describe(before, after, mine, action if public else None)
+        if self.over:
+            new.append(_event("table", "end", [], self.result()["text"]))  # type: ignore[index]
+        for e in new:
+            e["n"] = len(self.events)
+            self.events.append(e)
+
+    def _observe(self) -> InfoSet:
+        return decode(self.env.observe(AGENTS[self.seat])["observation"])
+
+    # -------------------------------------------------------------- views ---
+
+    def result(self) -> dict[str, Any] | None:
+        h = self.env.history()
+        if not h.over:
+            return None
+        if h.illegal is not None:  # not reachable through play(), which refuses illegal moves
+            who = "you" if h.illegal[0] == self.seat else "the opponent"
+            return {
+                "winner": "opponent" if who == "you" else "you",
+                "text": f"Game over: {who} moved illegally.",
+            }
+        if h.winner == DRAW:
+            return {"winner": "draw", "text": f"Game over after {h.round} round(s): a draw."}
+        you = h.winner == self.seat
+        return {
+            "winner": "you" if you else "opponent",
+            "text": f"Game over after {h.round} round(s): {'you win' if you else 'the opponent wins'}.",
+        }
+
+    def view(self) -> dict[str, Any]:
+        """What the person may know now, JSON-ready (keys :data:`VIEW_KEYS`)."""
+        info = self._info
+        last = self.env.history().round_summaries
+        return {
+            "seat": self.seat,
+            "opponent": self.opponent,
+            "round": info.round,
+            "phase": info.phase.name,
+            "your_move": self.your_move,
+            "board": board(info),
+            "choices": [{"action": a, "label": choice_label(a, info)} for a in self.legal_actions()],
+            "events": list(self.events),
+            "last_round": _scoring_event(last[-1], self.seat) if last else None,
+            "result": self.result(),
+        }
+
+    def record(self) -> records.GameRecord:
+        """The game record of the finished game."""
+        players = [self.opponent, self.opponent]
+        players[self.seat] = HUMAN
+        meta: records.Meta = {"source": self.source, "seed": self.seed, "human_seat": self.seat}
+        return records.from_env(self.env, (players[0], players[1]), meta)
+
+
+# ---------------------------------------------------- observation views ---
+
+
+def board(info: InfoSet) -> dict[str, Any]:
+    """The table as the observing player sees it: all from their decoded observation."""
+    owner = {CENTRE: None, 0: "you", 1: "opponent"}
+    return {
+        "charm": list(VALUES),
+        "markers": [owner[m] for m in info.markers],
+        "your_side": list(info.placed_me),
+        "their_side": list(info.placed_opp),
+        "hand": list(cards_of(info.hand)),
+        "secret": info.secret,
+        "tradeoff": list(cards_of(info.tradeoff)),
+        "token": info.token,
+        "selection": list(cards_of(info.selection)),
+        "offer": list(cards_of(info.offer)),
+        "set_a": list(cards_of(info.set_a)),
+        "set_b": list(cards_of(info.set_b)),
+        "your_tokens": [not s for s in info.spent_me],
+        "their_tokens": [not s for s in info.spent_opp],
+        "their_hand_size": info.opp_hand_size,
+        "draw_pile_size": info.draw_pile_size,
+        "your_decision": info.my_decision,
+    }
+
+
+def choice_label(action: int, info: InfoSet) -> str:
+    """A person's words for a legal action in the position ``info`` describes."""
+    if action < len(TOKEN_NAMES):
+        n = TOKEN_SIZES[action]
+        return f"{TOKEN_NAMES[action]} ({n} card{'s' if n > 1 else ''})"
+    if action < SPLIT_BASE:
+        return f"G{action - CARD_BASE}"
+    if action < GIFT_TAKE_BASE:
+        c = cards_of(info.offer)
+        i = SPLITS[action - SPLIT_BASE]
+        return f"{card_names([c[i[0]], c[i[1]]])} | {card_names([c[i[2]], c[i[3]]])}"
+    if action < COMP_TAKE_A:
+        return f"take G{action - GIFT_TAKE_BASE}"
+    taken = info.set_a if action == COMP_TAKE_A else info.set_b
+    return f"take {'A' if action == COMP_TAKE_A else 'B'}: {card_names(cards_of(taken))}"
+
+
+def _event(who: str, kind: str, cards: list[int], text: str) -> dict[str, Any]:
+    return {"who": who, "kind": kind, "cards": cards, "text": text}
+
+
+def _minus(a: tuple[int, ...], b: tuple[int, ...]) -> list[int]:
+    return list(cards_of(tuple(max(0, x - y) for x, y in zip(a, b, strict=True))))
+
+
+def describe(before: InfoSet, after: InfoSet, mine: bool, action: int | None) -> list[dict[str, Any]]:
+    """The moves the observing player saw happen between two of their observations in one round.
+
+    ``mine``: the observer took the action; ``action`` is given only when the
+    observer may know it (their own, or a public split or answer).  Token plays
+    are told when they complete, as at the table."""
+    b, a = before, after
+    who, subject, s = ("you", "You", "") if mine else ("opponent", "The opponent", "s")
+    out = []
+    if b.phase == Phase.SELECT and a.phase == Phase.GIFT_ANSWER:
+        cards = list(cards_of(a.offer))
+        out.append(_event(who, "gift", cards, f"{subject} offer{s} a Gift: {card_names(cards)}."))
+    elif b.phase == Phase.SELECT and a.phase == Phase.SPLIT:
+        cards = list(cards_of(a.offer))
+        verb = "play" if mine else "plays"
+        out.append(
+            _event(who, "competition", cards, f"{subject} {verb} Competition with {card_names(cards)}.")
+        )
+    elif b.phase == Phase.SPLIT and a.phase == Phase.COMP_ANSWER:
+        sa, sb = list(cards_of(a.set_a)), list(cards_of(a.set_b))
+        out.append(
+            _event(
+                who, "split", sa + sb, f"{subject} split{s} them: A {card_names(sa)} | B {card_names(sb)}."
+            )
+        )
+    elif b.phase in (Phase.GIFT_ANSWER, Phase.COMP_ANSWER):
+        out += describe_last(b, mine, action)
+    else:
+        spent_b = b.spent_me if mine else b.spent_opp
+        spent_a = a.spent_me if mine else a.spent_opp
+        for t in (SECRET, TRADEOFF):
+            if spent_a[t] and not spent_b[t]:
+                cards = [a.secret] if t == SECRET else list(cards_of(a.tradeoff))
+                out.append(_token_event(t, mine, cards))
+    if a.draw_pile_size < b.draw_pile_size:
+        if a.my_decision and a.phase == Phase.TOKEN:
+            drawn = _minus(a.hand, b.hand)
+            out.append(_event("you", "draw", drawn, f"You draw {card_names(drawn)}."))
+        else:
+            out.append(_event("opponent", "draw", [], "The opponent draws a card."))
+    return out
+
+
+def describe_last(before: InfoSet, mine: bool, action: int | None) -> list[dict[str, Any]]:
+    """An answer (``action`` is public), or the move that ended a round, told from the
+    observation before it: the last token of a round is the one its player has not spent."""
+    b = before
+    who, subject, s = ("you", "You", "") if mine else ("opponent", "The opponent", "s")
+    yours = "the opponent's" if mine else "your"
+    if b.phase == Phase.GIFT_ANSWER and action is not None:
+        g = action - GIFT_TAKE_BASE
+        rest = _minus(b.offer, tuple(int(i == g) for i in range(NUM_GEISHAS)))
+        return [_event(who, "take", [g], f"{subject} take{s} G{g}; {card_names(rest)} go to {yours} side.")]
+    if b.phase == Phase.COMP_ANSWER and action is not None:
+        a_taken = action == COMP_TAKE_A
+        taken = list(cards_of(b.set_a if a_taken else b.set_b))
+        left = cards_of(b.set_b if a_taken else b.set_a)
+        text = f"{subject} take{s} set {'A' if a_taken else 'B'} ({card_names(taken)}); {card_names(left)} go to {yours} side."
+        return [_event(who, "take", taken, text)]
+    if b.phase == Phase.SELECT:
+        spent = b.spent_me if mine else b.spent_opp
+        left = [t for t in (SECRET, TRADEOFF) if not spent[t]]
+        if len(left) == 1 and all(spent[t] for t in range(len(spent)) if t != left[0]):
+            cards = [] if action is None else sorted(cards_of(b.selection)) + [action - CARD_BASE]
+            return [_token_event(left[0], mine, cards)]
+    return []
+
+
+def _token_event(token: int, mine: bool, cards: list[int]) -> dict[str, Any]:
+    name = TOKEN_NAMES[token]
+    if not mine:
+        what = "a card face down" if token == SECRET else "two cards out of the round, face down"
+        return _event("opponent", name.lower(), [], f"The opponent plays {name}: {what}.")
+    if token == SECRET:
+        return _event("you", "secret", cards, f"You play Secret: {card_names(cards)}, face down.")
+    return _event("you", "trade-off", cards, f"You play Trade-off: {card_names(cards)} leave the round.")
+
+
+def _scoring_event(summary: dict[str, Any], seat: int) -> dict[str, Any]:
+    """A scoring from the person's side (the summary itself is public)."""
+    me, opp = seat, 1 - seat
+    s = summary
+    text = (
+        f"Round {s['round']} scored: Secrets revealed (you G{s['secrets'][me]}, the opponent "
+        f"G{s['secrets'][opp]}); charm points {s['points'][me]}-{s['points'][opp]}, "
+        f"geishas {s['geishas'][me]}-{s['geishas'][opp]} (you-opponent)."
+    )
+    e = _event("table", "scoring", [], text)
+    e["points"] = [s["points"][me], s["points"][opp]]
+    e["geishas"] = [s["geishas"][me], s["geishas"][opp]]
+    e["markers"] = [None if m == CENTRE else "you" if m == me else "opponent" for m in s["markers"]]
+    return e
+
+
+# ------------------------------------------------------------- replays ---
+
+
+def replay_frames(record: records.GameRecord) -> list[dict[str, Any]]:
+    """Every position of a recorded game with all cards shown (a record holds every deck):
+    the first deal, then one frame per action, each with the move that led to it."""
+    records.verify(record)
+    states = records.replay(record)
+    frames = [_frame(states[0], None, None, record)]
+    for (seat, action), state in zip(record.actions, states[1:], strict=True):
+        frames.append(_frame(state, seat, action, record))
+    return frames
+
+
+def _frame(state: State, seat: int | None, action: int | None, record: records.GameRecord) -> dict[str, Any]:
+    move = None if seat is None else f"{record.players[seat]} (player_{seat}): {action_name(action)}"  # type: ignore[arg-type]
+    return {
+        "move": move,
+        "round": state.round,
+        "phase": state.phase.name,
+        "to_move": state.to_move,
+        "markers": list(state.markers),
+        "placed": [list(p) for p in state.placed],
+        "hands": [list(cards_of(h)) for h in state.hands],
+        "secrets": list(state.secrets),
+        "tradeoffs": [list(cards_of(t)) for t in state.tradeoffs],
+        "tokens": [[not s for s in sp] for sp in state.spent],
+        "offer": list(state.offer),
+        "selection": list(state.selection),
+        "removed": state.removed,
+        "draw_pile": list(state.draw_pile),
+        "last_round": None if state.last_round is None else state.last_round.as_dict(),
+        "winner": state.winner,
+    }
