@@ -24,6 +24,7 @@ from __future__ import annotations
 import glob
 import hashlib
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -103,6 +104,26 @@ def widen(model: PolicyNet, hidden: int) -> PolicyNet:
         dst.weight[:, :old] = src.weight
         dst.bias.copy_(src.bias)
     return wide
+
+
+DEVICE_PATTERN = r"auto|cpu|cuda(:[0-9]{1,2})?"
+"""The device names a config, PolicyBot or the tournament accepts."""
+
+
+def resolve_device(name: str) -> torch.device:
+    """``auto`` (CUDA when available, else the CPU), ``cpu``, ``cuda`` or ``cuda:N`` as a
+    ``torch.device``; ``ValueError`` for a malformed name or a GPU this machine lacks."""
+    if not isinstance(name, str) or not re.fullmatch(DEVICE_PATTERN, name):
+        raise ValueError(f"device must be auto, cpu, cuda or cuda:N, got {name!r}")
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    device = torch.device(name)
+    if device.type == "cuda":
+        if not torch.cuda.is_available():
+            raise ValueError(f"device {name!r}: CUDA is not available on this machine (use auto or cpu)")
+        if device.index is not None and device.index >= torch.cuda.device_count():
+            raise ValueError(f"device {name!r}: this machine has {torch.cuda.device_count()} CUDA device(s)")
+    return device
 
 
 def save_checkpoint(path: str | Path, model: PolicyNet, **extra: Any) -> None:

@@ -29,7 +29,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from itertools import combinations
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -66,19 +66,30 @@ def _play(bots: tuple[Bot, Bot], deal_seed: int, round_limit: int | None) -> raw
 _BOTS: dict[tuple[str, int | None], Bot] = {}
 
 
-Task = tuple[int, PlayerSpec, PlayerSpec, list[int], int, int | None, bool]
+class Task(NamedTuple):
+    """Some deals of one pair, for one worker."""
+
+    pair: int
+    spec_a: PlayerSpec
+    spec_b: PlayerSpec
+    deals: list[int]
+    seed: int
+    round_limit: int | None
+    keep_records: bool = False
+    device: str = "cpu"
+
+
 Result = tuple[int, int, int, float, int, str | None]
 """(pair, deal, a_seat, a's reward, rounds, the game record as a JSON line or None)."""
 
 
 def _worker(task: Task) -> list[Result]:
-    """Play deals (both seatings) of one pair; the game records too when the task's last
-    field is True."""
-    pair, spec_a, spec_b, deals, seed, round_limit, keep_records = task
+    """Play the task's deals (both seatings); the game records too when it asks for them."""
+    pair, spec_a, spec_b, deals, seed, round_limit, keep_records, device = task
     out = []
     for spec in (spec_a, spec_b):
         if (spec.spec, round_limit) not in _BOTS:
-            _BOTS[(spec.spec, round_limit)] = spec.make(seed, round_limit)
+            _BOTS[(spec.spec, round_limit)] = spec.make(seed, round_limit, device)
     a, b = _BOTS[(spec_a.spec, round_limit)], _BOTS[(spec_b.spec, round_limit)]
     for deal in deals:
         deal_seed = seed * 1_000_003 + deal
@@ -137,13 +148,18 @@ def run_tournament(
     progress: bool = True,
     first_only: bool = False,
     save_games: Path | None = None,
+    backend: str = "local",
+    address: str | None = None,
+    device: str = "cpu",
 ) -> dict[str, Any]:
     """Play every pair ``games`` games (``games / 2`` deals, both seatings) and summarise.
 
     ``first_only`` plays only the pairs that include the first player (one
     candidate against a field of opponents).  ``save_games``: a folder to write every
     game's record to, as ``games.jsonl`` (see :mod:`hanamikoji_env.records`), in the order
-    pair, deal, seating."""
+    pair, deal, seating.  ``backend="ray"`` spreads the games over a Ray cluster (``address``, or
+    a local Ray with ``workers`` CPUs): the same deals and seeds, so the same results.
+    ``device``: where checkpoint players' networks run."""
     if games < 2 or games % 2:
         raise ValueError(f"games must be a positive even number (each deal is played twice), got {games}")
     if len(players) < 2:
@@ -157,16 +173,24 @@ def run_tournament(
     # about 8 tasks per worker, at most 25 deals each, so the progress bar moves
     chunk = max(1, min(25, deals * len(pairs) // (8 * workers)))
     tasks = [
-        (k, players[i], players[j], d, seed, round_limit, save_games is not None)
+        Task(k, players[i], players[j], d, seed, round_limit, save_games is not None, device)
         for k, (i, j) in enumerate(pairs)
         for d in _chunks(deals, chunk)
     ]
     results: list[Result] = []
     bar = _progress_bar(len(pairs) * games, progress)
     pool = None
+    if backend not in ("local", "ray"):
+        raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
+    if device != "cpu":
+        from hanamikoji_env.nn import resolve_device  # torch, only for a GPU
+
+        resolve_device(device)  # a missing GPU is an error now, not in every worker
     try:
-        if workers == 1:
-            parts: Iterator[list[Result]] = map(_worker, tasks)
+        if backend == "ray":
+            parts: Iterator[list[Result]] = _ray_parts(tasks, address, workers)
+        elif workers == 1:
+            parts = map(_worker, tasks)
         else:
             # spawn, not fork: a forked child of a process that has run torch can hang in torch.
             # An executor, not multiprocessing.Pool: a worker that dies breaks the executor with an
@@ -192,6 +216,26 @@ def run_tournament(
         save_games.mkdir(parents=True, exist_ok=True)
         records.write_lines(save_games / GAMES_FILE, (r[5] for r in results))  # type: ignore[misc]
     return summarise(names, pairs, [r[:5] for r in results], games, seed, round_limit)
+
+
+def _ray_parts(tasks: list[Task], address: str | None, workers: int) -> Iterator[list[Result]]:
+    """The tasks' results from Ray tasks, as they finish; cancelled on Ctrl-C or an error."""
+    import ray
+
+    if not ray.is_initialized():
+        ray.init(address=address, num_cpus=None if address else workers, include_dashboard=False)
+    remote = ray.remote(num_cpus=1)(_worker)
+    pending = [remote.remote(t) for t in tasks]
+    try:
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            try:
+                yield ray.get(done[0])
+            except ray.exceptions.RayError as e:
+                raise RuntimeError(f"a tournament task failed on Ray: {str(e).splitlines()[0]}") from None
+    finally:
+        for ref in pending:
+            ray.cancel(ref, force=True)
 
 
 def _progress_bar(total: int, enabled: bool) -> Any:
@@ -370,6 +414,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="write every game's record to DIR/games.jsonl (replay or check it with "
         "python -m hanamikoji_env.records verify)",
     )
+    p.add_argument(
+        "--backend",
+        choices=("local", "ray"),
+        default="local",
+        help="local: processes on this machine; ray: tasks on a Ray cluster (same results)",
+    )
+    p.add_argument(
+        "--address", default=None, help="--backend ray: a running cluster's address (default: a local Ray)"
+    )
+    p.add_argument(
+        "--device", default="cpu", help="where checkpoint players' networks run: auto, cpu, cuda, cuda:N"
+    )
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.add_argument(
         "--first-only", action="store_true", help="play only the pairs that include the first player"
@@ -401,6 +457,9 @@ def main(argv: list[str] | None = None) -> None:
             not args.no_progress,
             args.first_only,
             args.save_games,
+            args.backend,
+            args.address,
+            args.device,
         )
     except Interrupted as e:
         folders = [str(d) for d in (args.out, args.save_games) if d is not None]

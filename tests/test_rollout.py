@@ -87,6 +87,7 @@ def test_rollout_values_match_a_plain_reference(tiny_policy, round_limit) -> Non
         assert np.nanmax(np.abs(q)) <= 1
 
 
+@pytest.mark.slow
 def test_rollout_bot_plays_the_policy_unless_the_search_beats_it_by_the_margin(tiny_policy) -> None:
     bot, sure = RolloutBot(tiny_policy, seed=0, samples=8), RolloutBot(tiny_policy, seed=0, margin=2.0)
     policy = PolicyBot(tiny_policy)

@@ -18,7 +18,7 @@ import pytest
 from hanamikoji_env.bots.spec import PlayerSpec, parse_player
 from hanamikoji_env.nn import PolicyNet, save_checkpoint
 from hanamikoji_env.stats import bradley_terry, wilson
-from hanamikoji_env.tournament import SCHEMA, _worker, main, run_tournament
+from hanamikoji_env.tournament import SCHEMA, Task, _worker, main, run_tournament
 
 
 @pytest.mark.parametrize(
@@ -122,10 +122,10 @@ def test_good_player_specs(tmp_path) -> None:
 
 def test_every_deal_is_played_with_both_seatings() -> None:
     a, b = parse_player("random"), parse_player("heuristic")
-    out = _worker((0, a, b, [3, 4], 9, None, False))
+    out = _worker(Task(0, a, b, [3, 4], 9, None))
     assert sorted((deal, seat) for _, deal, seat, _, _, _ in out) == [(3, 0), (3, 1), (4, 0), (4, 1)]
     # the same deals for another pair (same deal seeds), and deterministic
-    again = _worker((0, a, b, [3, 4], 9, None, False))
+    again = _worker(Task(0, a, b, [3, 4], 9, None))
     assert again == out
 
 
@@ -277,7 +277,7 @@ def _processes_with(marker: str) -> list[int]:
 class DyingSpec(PlayerSpec):
     """A player whose worker process dies as it builds the bot."""
 
-    def make(self, seed: int, round_limit: int | None = None):
+    def make(self, seed: int, round_limit: int | None = None, device: str = "cpu"):
         os._exit(3)
 
 

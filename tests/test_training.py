@@ -257,15 +257,16 @@ def test_resume_gives_identical_weights(tmp_path, bots, critic) -> None:
     interrupted = train(cfg, tmp_path / "b", progress=False, stop_after=2)  # stopped after 2 updates
     reloaded = Trainer(cfg, tmp_path / "b")
     reloaded.restore()
-    assert reloaded.opponents.bot_states == interrupted.opponents.bot_states
-    assert any(reloaded.opponents.bot_states.values()) == ("random" not in bots)  # SearchBot plans survive
+    reloaded_states = reloaded.collector.opponents.bot_states
+    assert reloaded_states == interrupted.collector.opponents.bot_states
+    assert any(reloaded_states.values()) == ("random" not in bots)  # SearchBot plans survive
     resumed = train(cfg, tmp_path / "b", resume=True, progress=False, stop_after=2)
     assert resumed.update == straight.update == 4 and resumed.decisions == straight.decisions
     for (name, x), (_, y) in zip(
         straight.model.state_dict().items(), resumed.model.state_dict().items(), strict=True
     ):
         assert torch.equal(x, y), name
-    assert np.array_equal(straight.obs, resumed.obs)
+    assert np.array_equal(straight.collector.obs, resumed.collector.obs)
     if critic == "oracle":
         for (name, x), (_, y) in zip(
             straight.values.critic.state_dict().items(),
@@ -282,7 +283,8 @@ def test_oracle_critic_warmup_and_what_ships(tmp_path) -> None:
     trainer = Trainer(cfg, tmp_path / "o")
     policy0 = {k: v.clone() for k, v in trainer.model.state_dict().items() if not k.startswith("value")}
     critic0 = {k: v.clone() for k, v in trainer.values.critic.state_dict().items()}
-    expected = trainer.engine.observe(1 - trainer.to_play.astype(np.int64))[0]  # the opponent's own view
+    collector = trainer.collector
+    expected = collector.engine.observe(1 - collector.to_play.astype(np.int64))[0]  # the opponent's own view
     buf = trainer.collect()
     assert np.array_equal(buf["other"][0], expected) and not np.array_equal(buf["other"][0], buf["obs"][0])
     for _ in range(2):

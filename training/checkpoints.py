@@ -14,15 +14,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import torch
-
 from hanamikoji_env.nn import load_checkpoint, save_checkpoint
 from training.config import Config
 
 if TYPE_CHECKING:
     from training.ppo import Trainer
 
+MACHINE_KEYS = ("device", "ray_address", "torch_threads")
+"""Config keys about the machine, not the run: a run may resume with other values."""
 CHECKPOINT = "checkpoint.pt"
 POLICY = "policy.pt"
 
@@ -44,12 +43,7 @@ def save_run(t: Trainer) -> None:
         t.run_dir / CHECKPOINT,
         t.model,
         **common,
-        engine={
-            k: torch.as_tensor(v) if isinstance(v, np.ndarray) else v for k, v in t.engine.get_state().items()
-        },
-        **t.opponents.state(),
-        rounds=torch.as_tensor(t.rounds),
-        potential=torch.as_tensor(t.potential),
+        **t.collector.state(generators=False),  # the local one shares the trainer's generators
         **(
             {"critic": critic.state_dict(), "critic_optimizer": t.values.optimizer.state_dict()}  # type: ignore[union-attr]
             if critic is not None
@@ -63,9 +57,12 @@ def save_run(t: Trainer) -> None:
 def check_resumable(cfg: Config, run_dir: Path) -> dict[str, Any]:
     """The run's ``checkpoint.pt``, checked (a ``CheckpointError``/``ValueError`` names the problem)."""
     data = load_checkpoint(Path(run_dir) / CHECKPOINT)
-    if data.get("config") != cfg.to_dict():
-        saved = data.get("config") if isinstance(data.get("config"), dict) else {}
-        changed = sorted(k for k in cfg.to_dict() if saved.get(k) != getattr(cfg, k))
+    saved = data.get("config") if isinstance(data.get("config"), dict) else {}
+    defaults = Config().to_dict()  # keys added after the run was written hold their defaults there
+    changed = sorted(
+        k for k in cfg.to_dict() if k not in MACHINE_KEYS and saved.get(k, defaults[k]) != getattr(cfg, k)
+    )
+    if changed:
         raise ValueError(
             f"{Path(run_dir) / CHECKPOINT} was written with another config than {Path(run_dir) / 'config.json'} "
             f"(differs in {changed[:8]}): was config.json edited?"
@@ -80,11 +77,7 @@ def restore_run(t: Trainer) -> None:
     t.optimizer.load_state_dict(data["optimizer"])
     t.gen.set_state(data["torch_generator"])
     t.rng.bit_generator.state = data["rng"]
-    engine = {k: v.numpy() if isinstance(v, torch.Tensor) else v for k, v in data["engine"].items()}
-    t.obs, t.mask, t.to_play = t.engine.set_state(engine)
-    t.opponents.load(data, t.model.config)
-    t.rounds = data["rounds"].numpy().copy()
-    t.potential = data["potential"].numpy().copy()
+    t.collector.load(data)
     if t.values.critic is not None:
         t.values.critic.load_state_dict(data["critic"])
         t.values.optimizer.load_state_dict(data["critic_optimizer"])  # type: ignore[union-attr]

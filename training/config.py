@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import reprlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import Any
 import yaml
 
 from hanamikoji_env.bots.spec import parse_player
-from hanamikoji_env.nn import MAX_HIDDEN, MAX_LAYERS
+from hanamikoji_env.nn import DEVICE_PATTERN, MAX_HIDDEN, MAX_LAYERS
 
 MAX_CONFIG_BYTES = 1 << 20
 """A config file larger than this (1 MiB) is refused unread."""
@@ -54,6 +55,7 @@ RANGES: dict[str, Range] = {
     "eval_every": (0, 10**6, False),
     "eval_games": (1, 10**6, False),
     "checkpoint_every": (1, 10**6, False),
+    "num_workers": (1, 1024, False),
 }
 """The allowed range of every numeric key of :class:`Config`."""
 
@@ -95,6 +97,18 @@ class Config:
     total_decisions: int = 2_000_000
     """Learner decisions to train on (the stopping point)."""
     torch_threads: int = 2
+    device: str = "auto"
+    """Where the network, its updates and the oracle critic run: ``auto`` (CUDA when available),
+    ``cpu``, ``cuda`` or ``cuda:N``.  The batch engine always runs on the CPU; a rollout goes to
+    the device once per update."""
+    backend: str = "local"
+    """``local``: rollouts in this process.  ``ray``: ``num_workers`` Ray actors each collect a
+    slice of the ``num_envs`` games with a copy of the policy (``training/distributed.py``)."""
+    num_workers: int = 2
+    """Ray rollout workers (``backend: ray`` only); ``num_envs`` is split among them."""
+    ray_address: str | None = None
+    """``backend: ray``: the address of a running cluster (``ray start --head``), or None to start
+    a local Ray."""
     round_limit: int | None = None
     # rollout
     num_envs: int = 256
@@ -156,6 +170,18 @@ class Config:
         check_ranges(self, RANGES)
         if self.critic not in ("policy", "oracle"):
             raise ValueError(f"critic must be 'policy' or 'oracle', got {self.critic!r}")
+        if not isinstance(self.device, str) or not re.fullmatch(DEVICE_PATTERN, self.device):
+            raise ValueError(f"device must be auto, cpu, cuda or cuda:N, got {short(self.device)}")
+        if self.backend not in ("local", "ray"):
+            raise ValueError(f"backend must be 'local' or 'ray', got {short(self.backend)}")
+        if self.backend == "ray" and self.num_workers > self.num_envs:
+            raise ValueError(f"num_workers ({self.num_workers}) must be at most num_envs ({self.num_envs})")
+        if self.ray_address is not None and (
+            not isinstance(self.ray_address, str) or len(self.ray_address) > 200
+        ):
+            raise ValueError(
+                f"ray_address must be a cluster address such as 'auto' or 'host:6379', got {short(self.ray_address)}"
+            )
         for key in ("bot_shares", "eval_bots"):
             if len(getattr(self, key)) > MAX_ITEMS:
                 raise ValueError(f"{key} may hold at most {MAX_ITEMS} bots, got {len(getattr(self, key))}")

@@ -37,9 +37,17 @@ class Values:
     """The advantages' value function for a run: ``critic`` None (the policy's value head) or an
     :class:`OracleCritic` with its own optimizer."""
 
-    def __init__(self, model: PolicyNet, critic: OracleCritic | None, learning_rate: float) -> None:
+    def __init__(
+        self,
+        model: PolicyNet,
+        critic: OracleCritic | None,
+        learning_rate: float,
+        device: torch.device | None = None,
+    ) -> None:
         self.model = model
         self.critic = critic
+        self.device = device or torch.device("cpu")
+        """Where the networks are: batches go there, values come back as numpy."""
         self.optimizer = (
             torch.optim.Adam(critic.parameters(), lr=learning_rate, eps=1e-5) if critic is not None else None
         )
@@ -55,9 +63,18 @@ class Values:
     ) -> np.ndarray:
         """Values of a batch of positions, as numpy (for GAE); ``own``: the policy's own values of
         them, when already computed."""
+        dev = self.device
         if self.critic is not None:
-            return self.critic(torch.as_tensor(obs), torch.as_tensor(other)).numpy()
-        return own if own is not None else self.model(torch.as_tensor(obs), torch.as_tensor(mask))[1].numpy()
+            return (
+                self.critic(torch.as_tensor(obs, device=dev), torch.as_tensor(other, device=dev))
+                .cpu()
+                .numpy()
+            )
+        if own is not None:
+            return own
+        return (
+            self.model(torch.as_tensor(obs, device=dev), torch.as_tensor(mask, device=dev))[1].cpu().numpy()
+        )
 
     def for_loss(
         self, own_value: torch.Tensor, obs: torch.Tensor, other: torch.Tensor | None, returns: torch.Tensor

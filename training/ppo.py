@@ -2,7 +2,8 @@
 
 The loop is :func:`train`: :meth:`Trainer.collect` (one rollout, with per-seat
 GAE by :func:`gae`), :meth:`Trainer.learn` (the PPO update), repeated; each fits
-on a screen.  Beside it: who the learner plays (``selfplay.py``), the value
+on a screen.  Beside it: the rollouts on the batch engine (``collector.py``; on Ray
+workers with ``backend: ray``, ``distributed.py``), who the learner plays (``selfplay.py``), the value
 function of the advantages (``critic.py``), the periodic evaluation
 (``monitor.py``) and the run on disk (``checkpoints.py``).  Every
 hyperparameter is a field of :class:`training.config.Config`.
@@ -35,23 +36,32 @@ interrupted and resumed ends with the same weights as one that was not.
 
 from __future__ import annotations
 
+import copy
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
 from torch import nn
 
-from hanamikoji_env.nn import PolicyNet, load_checkpoint, policy_from, remove_stale_temporaries, widen
-from hanamikoji_env.rules import VALUES
-from hanamikoji_env.vector import VectorHanamikoji
+from hanamikoji_env.nn import (
+    PolicyNet,
+    load_checkpoint,
+    policy_from,
+    remove_stale_temporaries,
+    resolve_device,
+    widen,
+)
 from training.checkpoints import CHECKPOINT, POLICY, check_resumable, restore_run, save_run
+from training.collector import Collector, gae
 from training.config import Config
 from training.critic import OracleCritic, Values
 from training.monitor import win_rate
-from training.selfplay import Opponents
+
+if TYPE_CHECKING:
+    from training.distributed import RayCollectors
 
 __all__ = ["CHECKPOINT", "POLICY", "Trainer", "TrainingDivergedError", "check_resumable", "gae", "train"]
 
@@ -79,9 +89,11 @@ class Trainer:
     def __init__(self, cfg: Config, run_dir: Path) -> None:
         self.cfg = cfg.validate()
         self.run_dir = Path(run_dir)
+        self.device = resolve_device(cfg.device)
         torch.set_num_threads(cfg.torch_threads)
         torch.manual_seed(cfg.seed)  # network initialisation only
-        self.model = PolicyNet(cfg.hidden, cfg.layers)
+        # on the device before any optimizer state exists: loaded state follows the weights there
+        self.model = PolicyNet(cfg.hidden, cfg.layers).to(self.device)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
         if cfg.init_from is not None:
             start = load_init_from(cfg)
@@ -90,101 +102,42 @@ class Trainer:
                 if "optimizer" in start:
                     self.optimizer.load_state_dict(start["optimizer"])
             else:  # a narrower network: widened, with a fresh optimizer
-                self.model = widen(policy_from(start, cfg.init_from), cfg.hidden)
+                self.model = widen(policy_from(start, cfg.init_from), cfg.hidden).to(self.device)
                 self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
-        critic = OracleCritic(cfg.hidden, cfg.layers) if cfg.critic == "oracle" else None
-        self.values = Values(self.model, critic, cfg.learning_rate)
+        critic = OracleCritic(cfg.hidden, cfg.layers).to(self.device) if cfg.critic == "oracle" else None
+        self.values = Values(self.model, critic, cfg.learning_rate, self.device)
         self.gen = torch.Generator().manual_seed(cfg.seed + 1)  # action sampling
         self.rng = np.random.default_rng(cfg.seed + 2)  # opponents, seats, minibatches, bot seeds
-        self.engine = VectorHanamikoji(cfg.num_envs, seed=cfg.seed + 3, round_limit=cfg.round_limit)
-        self.opponents = Opponents(
-            cfg.num_envs, cfg.pool_size, cfg.pool_share, cfg.bot_shares, cfg.seed, cfg.round_limit
-        )
+        self.collector: Collector | RayCollectors
+        if cfg.backend == "ray":
+            from training.distributed import RayCollectors
+
+            self.collector = RayCollectors(cfg, self.model, critic)
+        else:  # one collector in this process, sharing the model and the generators
+            self.collector = Collector(
+                cfg,
+                cfg.num_envs,
+                self.values,
+                self.rng,
+                self.gen,
+                engine_seed=cfg.seed + 3,
+                bot_seed=cfg.seed,
+            )
         self.update = self.decisions = self.games = 0
         self.saved_update = 0
         """The update of the newest checkpoint on disk."""
-        self.obs, self.mask, self.to_play = self.engine.reset()
-        self.rounds = np.ones(cfg.num_envs, dtype=np.int32)  # for shaping: the round each env is in
-        self.potential = np.zeros((cfg.num_envs, 2), np.float32)  # each seat's shaping potential
-        self.opponents.new_games(np.arange(cfg.num_envs), self.rng)
         self.last_eval: dict[str, float] = {}
 
-    # ------------------------------------------------------------ collect ---
-
     def collect(self) -> dict[str, np.ndarray]:
-        """One rollout of ``rollout_steps`` engine steps, with per-seat GAE."""
-        cfg, values = self.cfg, self.values
-        t_steps, n = cfg.rollout_steps, cfg.num_envs
-        buf = {
-            "obs": np.zeros((t_steps, n, self.obs.shape[1]), np.float32),
-            "mask": np.zeros((t_steps, n, self.mask.shape[1]), np.int8),
-            "action": np.zeros((t_steps, n), np.int64),
-            "logp": np.zeros((t_steps, n), np.float32),
-            "value": np.zeros((t_steps, n), np.float32),
-            "learner": np.zeros((t_steps, n), bool),
-            "seat": np.zeros((t_steps, n), np.int64),
-            "reward": np.zeros((t_steps, n, 2), np.float32),
-            "done": np.zeros((t_steps, n), bool),
-        }
-        if values.needs_other:
-            buf["other"] = np.zeros_like(buf["obs"])  # the opponent's own observation
-        for t in range(t_steps):
-            seats = self.to_play.astype(np.int64)
-            learner = self.opponents.is_learner(seats)
-            actions = np.zeros(n, np.int64)
-            rows = np.flatnonzero(learner)
-            if values.needs_other:
-                buf["other"][t] = self.engine.observe(1 - seats)[0]
-            if rows.size:
-                actions[rows], buf["logp"][t, rows], own = self._sample(
-                    self.model, self.obs[rows], self.mask[rows]
-                )
-                other = buf["other"][t, rows] if values.needs_other else None
-                buf["value"][t, rows] = values.of(self.obs[rows], self.mask[rows], other, own)
-            self.opponents.act(np.flatnonzero(~learner), self.obs, self.mask, actions, self.rng, self._play)
-            buf["obs"][t], buf["mask"][t] = self.obs, self.mask
-            buf["action"][t], buf["learner"][t], buf["seat"][t] = actions, learner, seats
-            self.obs, self.mask, self.to_play, rewards, done, _ = self.engine.step(actions)
-            buf["reward"][t], buf["done"][t] = rewards + self._shaping(done), done
-            self.decisions += int(learner.sum())
-            if done.any():
-                self.games += int(done.sum())
-                self.opponents.new_games(np.flatnonzero(done), self.rng)
-        buf["advantage"], buf["return"] = gae(buf, self._bootstrap(), cfg.gamma, cfg.gae_lambda)
+        """One rollout of every collector, with per-seat GAE (see :class:`Collector`)."""
+        buf = self.collector.collect()
+        self.decisions += int(buf["learner"].sum())
+        self.games += int(buf["done"].sum())
         return buf
 
-    @torch.no_grad()
-    def _sample(self, model: PolicyNet, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, ...]:
-        """Actions sampled from ``model``'s masked policy, their log-probabilities and the values."""
-        logits, value = model(torch.as_tensor(obs), torch.as_tensor(mask))
-        logp_all = torch.log_softmax(logits, -1)
-        action = torch.multinomial(logp_all.exp(), 1, generator=self.gen)
-        return action.squeeze(1).numpy(), logp_all.gather(1, action).squeeze(1).numpy(), value.numpy()
-
-    def _play(self, model: PolicyNet, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        return self._sample(model, obs, mask)[0]  # how a snapshot opponent plays
-
-    def _bootstrap(self) -> np.ndarray:
-        """``[N, 2]``: each seat's value of its own view of the position the rollout stopped in."""
-        views = [self.engine.observe(np.full(self.cfg.num_envs, seat)) for seat in (0, 1)]
-        return np.stack([self.values.of(*views[seat], views[1 - seat][0]) for seat in (0, 1)], axis=1)
-
-    def _shaping(self, done: np.ndarray) -> np.ndarray:
-        """Shaping rewards ``[N, 2]`` for this step: the change of each seat's potential."""
-        if not self.cfg.shaping:
-            return np.zeros((self.cfg.num_envs, 2), np.float32)
-        rounds, markers = self.engine.markers()
-        lead = np.zeros((self.cfg.num_envs, 2), np.float32)
-        for seat in (0, 1):
-            mine, theirs = markers == seat, markers == 1 - seat
-            points = ((mine.astype(np.float32) - theirs) * np.array(VALUES, np.float32)).sum(1)
-            lead[:, seat] = points / 11.0 + (mine.sum(1) - theirs.sum(1)) / 4.0
-        potential = np.where(done[:, None], 0.0, 0.5 * self.cfg.shaping * lead)  # 0 once the game is over
-        scored = done | (rounds != self.rounds)
-        shaped = np.where(scored[:, None], potential - self.potential, 0.0).astype(np.float32)
-        self.potential = np.where(scored[:, None], np.where(done[:, None], 0.0, potential), self.potential)
-        self.rounds = rounds
-        return shaped
+    def add_snapshot(self) -> None:
+        """The current policy joins the opponents' pool (every collector's)."""
+        self.collector.add_snapshot(self.model)
 
     # -------------------------------------------------------------- learn ---
 
@@ -193,7 +146,11 @@ class Trainer:
         cfg = self.cfg
         keep = buf["learner"].reshape(-1)
         keys = ["obs", "mask", "action", "logp", "value", "advantage", "return", "other"]
-        data = {k: torch.as_tensor(buf[k].reshape(-1, *buf[k].shape[2:])[keep]) for k in keys if k in buf}
+        data = {  # on the model's device, once per rollout
+            k: torch.as_tensor(buf[k].reshape(-1, *buf[k].shape[2:])[keep]).to(self.device)
+            for k in keys
+            if k in buf
+        }
         value_only = self.update < cfg.critic_warmup  # the warm-up trains only the value functions
         size = int(keep.sum())
         batch = max(1, size // cfg.num_minibatches)
@@ -202,7 +159,7 @@ class Trainer:
             k: [] for k in ("policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac")
         }
         for _ in range(cfg.update_epochs):
-            order = self.rng.permutation(size)
+            order = torch.as_tensor(self.rng.permutation(size), device=self.device)
             for start in range(0, size - batch + 1, batch):
                 mb = {k: v[order[start : start + batch]] for k, v in data.items()}
                 logits, own_value = self.model(mb["obs"], mb["mask"])
@@ -232,7 +189,7 @@ class Trainer:
         if not all(torch.isfinite(p).all() for p in self.model.parameters()):
             raise TrainingDivergedError(f"the weights became non-finite at update {self.update + 1}")
         out = {k: float(np.mean(v)) for k, v in stats.items()}
-        y, pred = data["return"].numpy(), data["value"].numpy()
+        y, pred = data["return"].cpu().numpy(), data["value"].cpu().numpy()
         var = float(np.var(y))
         out["explained_variance"] = float("nan") if var == 0 else 1 - float(np.var(y - pred)) / var
         out["learning_rate"] = self.optimizer.param_groups[0]["lr"]
@@ -273,8 +230,9 @@ class Trainer:
 
     def evaluate(self, bot_spec: str, games: int) -> float:
         """Win rate (draws half) of the greedy policy against a bot, half the games in each seat."""
+        model = self.model if self.device.type == "cpu" else copy.deepcopy(self.model).cpu()
         return win_rate(
-            self.model, bot_spec, games, 10_000 + self.update, 12_345 + self.update, self.cfg.round_limit
+            model, bot_spec, games, 10_000 + self.update, 12_345 + self.update, self.cfg.round_limit
         )
 
     def save(self) -> None:
@@ -321,7 +279,7 @@ def train(
         trainer.update += 1
         updates_done += 1
         if trainer.update % cfg.snapshot_every == 0:
-            trainer.opponents.pool.add(trainer.model)
+            trainer.add_snapshot()
         elapsed = time.perf_counter() - start
         stats["decisions_per_second"] = (trainer.decisions - before) / elapsed
         for key, value in stats.items():
@@ -343,36 +301,3 @@ def train(
     bar.close()
     writer.close()
     return trainer
-
-
-def gae(
-    buf: dict[str, np.ndarray], bootstrap: np.ndarray, gamma: float, lam: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """Advantages and returns ``[T, N]`` over each (env, seat) trajectory (module docstring).
-
-    ``buf`` holds per engine step ``seat``, ``learner``, ``value``, ``reward`` (``[T, N, 2]``
-    by seat) and ``done``; ``bootstrap[i, s]`` values seat ``s`` of env ``i`` after the last step.
-    """
-    t_steps, n = buf["seat"].shape
-    idx = np.arange(n)
-    next_value = bootstrap.astype(np.float32).copy()
-    next_adv = np.zeros((n, 2), np.float32)
-    pending = np.zeros((n, 2), np.float32)  # rewards waiting for the seat's previous decision
-    alive = np.ones((n, 2), np.float32)  # 0 once the game ended after the seat's last decision
-    adv = np.zeros((t_steps, n), np.float32)
-    for t in reversed(range(t_steps)):
-        done = buf["done"][t]
-        # a game ended at this step: its final rewards reach the last decision of both seats
-        next_value[done], next_adv[done], alive[done], pending[done] = 0.0, 0.0, 0.0, 0.0
-        pending += buf["reward"][t]
-        s, learner, value = buf["seat"][t], buf["learner"][t], buf["value"][t]
-        c = alive[idx, s]
-        delta = pending[idx, s] + gamma * next_value[idx, s] * c - value
-        a = delta + gamma * lam * c * next_adv[idx, s]
-        adv[t] = np.where(learner, a, 0.0)
-        rows, seats = idx[learner], s[learner]
-        next_value[rows, seats] = value[learner]
-        next_adv[rows, seats] = a[learner]
-        pending[rows, seats] = 0.0
-        alive[rows, seats] = 1.0
-    return adv, adv + buf["value"]

@@ -20,7 +20,8 @@ import json
 import sys
 from pathlib import Path
 
-from training.config import Config, load_config, read_yaml
+from training.checkpoints import MACHINE_KEYS
+from training.config import Config, load_config, parse_overrides, read_yaml
 from training.curriculum import is_curriculum, load_curriculum, run_curriculum
 from training.ppo import CHECKPOINT, POLICY, TrainingDivergedError, check_resumable, load_init_from, train
 
@@ -51,8 +52,12 @@ def main(argv: list[str] | None = None) -> None:
             return
     try:
         if args.resume is not None:
-            if args.config is not None or args.overrides:
-                raise ValueError("--resume continues a run with its saved config: no --config or overrides")
+            machine = parse_overrides(args.overrides)
+            if args.config is not None or set(machine) - set(MACHINE_KEYS):
+                raise ValueError(
+                    "--resume continues a run with its saved config: no --config, and overrides only of "
+                    f"the machine keys {', '.join(MACHINE_KEYS)}"
+                )
             saved = args.resume / "config.json"
             if not (args.resume / CHECKPOINT).is_file() or not saved.is_file():
                 raise ValueError(f"{args.resume} holds no {CHECKPOINT} and config.json to resume from")
@@ -60,7 +65,7 @@ def main(argv: list[str] | None = None) -> None:
                 data = json.loads(saved.read_text())
             except (json.JSONDecodeError, UnicodeDecodeError) as e:
                 raise ValueError(f"{saved} is not valid JSON ({e}); it is the run's saved config") from None
-            cfg = Config.from_dict(data, source=str(saved))
+            cfg = Config.from_dict({**data, **machine}, source=str(saved))
             run_dir = args.resume
             check_resumable(cfg, run_dir)  # a truncated checkpoint or an edited config: a usage error
         else:

@@ -8,28 +8,36 @@ import numpy as np
 import torch
 
 from hanamikoji_env.bots.base import Bot
-from hanamikoji_env.nn import load_policy, masked_probs
+from hanamikoji_env.nn import load_policy, masked_probs, resolve_device
 
 
 class PolicyBot(Bot):
-    """``PolicyBot(path, seed=0, greedy=True)``: the checkpoint's most likely legal action,
-    or (``greedy=False``) a sample from its masked policy drawn with the bot's generator."""
+    """``PolicyBot(path, seed=0, greedy=True, device="cpu")``: the checkpoint's most likely legal
+    action, or (``greedy=False``) a sample from its masked policy drawn with the bot's generator.
+    ``device``: where the network runs (``auto``, ``cpu``, ``cuda``, ``cuda:N``); a checkpoint
+    saved on either loads on either."""
 
     name = "policy"
 
-    def __init__(self, path: str | Path, seed: int | None = 0, greedy: bool = True) -> None:
+    def __init__(
+        self, path: str | Path, seed: int | None = 0, greedy: bool = True, device: str = "cpu"
+    ) -> None:
         super().__init__(seed)
         self.path = Path(path)
         self.greedy = greedy
-        self.model = load_policy(self.path)
+        self.device = resolve_device(device)
+        self.model = load_policy(self.path).to(self.device)
 
     def _act(self, vector: np.ndarray, mask: np.ndarray) -> int:
         return int(self.act_batch(vector[None], mask[None])[0])
 
     @torch.no_grad()
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        logits, _ = self.model(torch.as_tensor(obs, dtype=torch.float32), torch.as_tensor(mask))
-        logits = logits.numpy().astype(np.float64)
+        logits, _ = self.model(
+            torch.as_tensor(obs, dtype=torch.float32, device=self.device),
+            torch.as_tensor(mask, device=self.device),
+        )
+        logits = logits.cpu().numpy().astype(np.float64)
         if self.greedy:
             return logits.argmax(axis=1)
         probs = masked_probs(logits)

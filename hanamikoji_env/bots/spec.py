@@ -65,10 +65,11 @@ class PlayerSpec:
     options: dict[str, Any] = field(default_factory=dict)
     path: str | None = None
 
-    def make(self, seed: int, round_limit: int | None = None) -> Bot:
-        """A new bot of this spec, seeded (``round_limit``: the game's, for bots that simulate it)."""
+    def make(self, seed: int, round_limit: int | None = None, device: str = "cpu") -> Bot:
+        """A new bot of this spec, seeded (``round_limit``: the game's, for bots that simulate it;
+        ``device``: where a hanamikoji-env checkpoint's network runs)."""
         if self.kind == "ckpt":
-            return checkpoint_bot(self.path, seed)  # type: ignore[arg-type]
+            return checkpoint_bot(self.path, seed, device)  # type: ignore[arg-type]
         if self.kind == "search":
             from hanamikoji_env.bots.search import SearchBot
 
@@ -143,12 +144,13 @@ def parse_player(spec: str, load: bool = True) -> PlayerSpec:
     return PlayerSpec(spec, name, options)
 
 
-def checkpoint_bot(path: str, seed: int) -> Bot:
-    """A hanamikoji-env policy checkpoint, or a Stable-Baselines3 ``.zip`` (MaskablePPO)."""
+def checkpoint_bot(path: str, seed: int, device: str = "cpu") -> Bot:
+    """A hanamikoji-env policy checkpoint (its network on ``device``), or a Stable-Baselines3
+    ``.zip`` (MaskablePPO, on the CPU)."""
     if path.endswith(".zip"):
         from hanamikoji_env.bots.sb3 import SB3Bot
 
         return SB3Bot(path, seed=seed)
     from hanamikoji_env.bots.policy import PolicyBot
 
-    return PolicyBot(path, seed=seed)
+    return PolicyBot(path, seed=seed, device=device)
