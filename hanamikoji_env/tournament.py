@@ -397,7 +397,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--players",
         nargs="+",
         required=True,
-        help="random, heuristic, search[:samples=N], ckpt:PATH, rollout:ckpt=PATH[,samples=N]",
+        help="random, heuristic, search[:samples=N], ckpt:PATH, sampled:ckpt=PATH, rollout:ckpt=PATH[,samples=N]",
     )
     p.add_argument(
         "--games", type=int, default=1000, help="games per pair, even (each deal twice, seats swapped)"

@@ -36,7 +36,7 @@ def test_layout_tables_are_documented_exactly() -> None:
     assert STATE_LAYOUT[-1].offset + STATE_LAYOUT[-1].length == len(STATE_HIGH)
 
 
-@pytest.mark.parametrize("games", [60, pytest.param(300, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("games", [30, pytest.param(300, marks=pytest.mark.slow)])
 def test_decode_matches_the_engine_and_vectors_stay_in_bounds(games: int) -> None:
     rng = np.random.default_rng(0)
     checked = 0

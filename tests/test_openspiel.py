@@ -99,6 +99,7 @@ def random_decisions(games: int, seed: int):
             state.apply_action(action)
 
 
+@pytest.mark.slow
 def test_the_information_state_string_recalls_the_players_own_choices() -> None:
     """Histories in which a player's own choices differ are different information states to it:
     never one string.  The observation string has no recall: there, such histories do collide."""

@@ -88,6 +88,8 @@ def test_bradley_terry_prior_keeps_unbeaten_players_finite() -> None:
         ("ckpt:/no/such/file.pt", "does not exist"),
         ("rollout:samples=8", "needs a checkpoint"),
         ("rollout:ckpt=/no/such/file.pt", "does not exist"),
+        ("sampled", "sampled needs a checkpoint: sampled:ckpt=PATH"),
+        ("sampled:ckpt=/no/such/file.pt", "does not exist"),
         ("", "non-empty"),
     ],
 )
@@ -114,6 +116,8 @@ def test_good_player_specs(tmp_path) -> None:
     assert rollout.options == {"ckpt": str(path), "samples": 4}
     bot = rollout.make(seed=3, round_limit=2)
     assert (bot.samples, bot.round_limit, bot.model.config) == (4, 2, {"hidden": 8, "layers": 1})
+    sampled = parse_player(f"sampled:ckpt={path}").make(seed=3)
+    assert sampled.greedy is False and sampled.model.config == {"hidden": 8, "layers": 1}
     bad = tmp_path / "bad.pt"
     bad.write_text("not a checkpoint")
     with pytest.raises(ValueError, match="not a readable checkpoint"):

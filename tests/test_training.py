@@ -10,12 +10,13 @@ import pytest
 import torch
 
 from hanamikoji_env.bots.policy import PolicyBot
-from hanamikoji_env.nn import load_checkpoint
+from hanamikoji_env.nn import PolicyNet, load_checkpoint, save_checkpoint
 from hanamikoji_env.stats import wilson
 from hanamikoji_env.vector import VectorHanamikoji, random_actions
 from training.config import Config, load_config
 from training.curriculum import load_curriculum
 from training.ppo import CHECKPOINT, POLICY, Trainer, TrainingDivergedError, gae, train
+from training.selfplay import Opponents
 from training.train import main as train_main
 
 TINY = {
@@ -58,8 +59,17 @@ def test_config_from_yaml_with_overrides(tmp_path) -> None:
             [],
             "samples of search must be an int",
         ),
-        ("bot_shares: {'ckpt:checkpoints/ppo_selfplay.pt': 0.1}\n", [], "checkpoints are not supported"),
-        ("eval_bots: ['rollout:ckpt=checkpoints/ppo_selfplay.pt']\n", [], "checkpoints are not supported"),
+        (
+            "bot_shares: {'ckpt:/no/such.pt': 0.1}\n",
+            [],
+            r"bot_shares: bad bot 'ckpt:/no/such.pt'.*does not exist",
+        ),
+        ("bot_shares: {'sampled:ckpt=/no/such.pt': 0.1}\n", [], "bad bot 'sampled:ckpt=/no/such.pt'"),
+        (
+            "eval_bots: ['rollout:ckpt=checkpoints/ppo_selfplay.pt']\n",
+            [],
+            "only random, heuristic, search and",
+        ),
         ("eval_bots: [random, minimax]\n", [], "eval_bots: bad bot 'minimax'"),
         ("pool_share: 0.8\nbot_shares: {random: 0.3}\n", [], "add up to at most 1"),
         ("- a list\n", [], "mapping"),
@@ -487,3 +497,51 @@ def test_opponent_schedule_draws_the_configured_shares() -> None:
     # before the first snapshot, pool games are self-play
     empty = sched.draw(np.random.default_rng(0), 100_000, pool_len=0)
     assert np.mean(empty == SELF) == pytest.approx(0.85, abs=0.01) and not (empty >= 0).any()
+
+
+def test_a_frozen_checkpoint_opponent_plays_its_policy_in_one_batch(tmp_path) -> None:
+    """``ckpt:`` opponents in training play greedy, as in the tournament; ``sampled:ckpt=`` ones
+    sample from the run's generator (so a run stays deterministic)."""
+    torch.manual_seed(0)
+    net = PolicyNet(16, 1)
+    save_checkpoint(tmp_path / "frozen.pt", net)
+    engine = VectorHanamikoji(64, seed=1)
+    obs, mask, _ = engine.reset()
+    greedy = net(torch.as_tensor(obs), torch.as_tensor(mask))[0].argmax(1).numpy()
+
+    def play(spec: str, seed: int) -> np.ndarray:
+        opponents = Opponents(64, 1, 0.0, {spec: 1.0}, 0, None)
+        opponents.new_games(np.arange(64), np.random.default_rng(0))
+        actions = np.full(64, -1)
+        opponents.act(np.arange(64), obs, mask, actions, np.random.default_rng(seed), lambda *a: None)
+        assert mask[np.arange(64), actions].all()
+        return actions
+
+    assert (play(f"ckpt:{tmp_path / 'frozen.pt'}", 2) == greedy).all()
+    sampled = play(f"sampled:ckpt={tmp_path / 'frozen.pt'}", 2)
+    assert (sampled != greedy).any() and (play(f"sampled:ckpt={tmp_path / 'frozen.pt'}", 2) == sampled).all()
+
+
+@pytest.mark.slow
+def test_exploit_trains_a_best_response_and_measures_it(tmp_path, capsys) -> None:
+    from training.exploit import main as exploit
+
+    save_checkpoint(tmp_path / "target.pt", PolicyNet(16, 1))
+    args = ["--target", f"ckpt:{tmp_path / 'target.pt'}", "--decisions", "2000", "--games", "8", "--no-progress",
+            "num_envs=16", "rollout_steps=16", "num_minibatches=2", "eval_games=4", f"runs_dir={tmp_path}"]  # fmt: skip
+    exploit(args)
+    out = capsys.readouterr().out
+    assert "exploiter vs ckpt:" in out and "over 8 mirrored games" in out
+    run = tmp_path / "target-target-s0"
+    cfg = json.loads((run / "config.json").read_text())
+    assert cfg["bot_shares"] == {f"ckpt:{tmp_path / 'target.pt'}": 1.0} and cfg["pool_share"] == 0.0
+    assert cfg["init_from"] == str(tmp_path / "target.pt") and (run / "eval" / "results.json").is_file()
+    assert any((run / "tb").iterdir())
+    for bad, message in [
+        (["--target", "random"], "hanamikoji-env checkpoint"),
+        (["--target", f"ckpt:{tmp_path / 'nope.pt'}"], "does not exist"),
+        (["--target", f"ckpt:{tmp_path / 'target.pt'}", "--games", "3"], "even"),
+    ]:
+        with pytest.raises(SystemExit) as exit_:
+            exploit(bad)
+        assert exit_.value.code == 2 and message in capsys.readouterr().err

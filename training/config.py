@@ -152,8 +152,9 @@ class Config:
     pool_share: float = 0.3
     """Games against a past snapshot of the policy."""
     bot_shares: dict[str, float] = field(default_factory=lambda: {"heuristic": 0.05, "random": 0.05})
-    """Games against baseline bots, by player spec: ``random``, ``heuristic``, ``search`` or
-    ``search:samples=N,candidates=K`` (the tournament's syntax)."""
+    """Games against fixed opponents, by player spec (the tournament's syntax): ``random``,
+    ``heuristic``, ``search[:samples=N,candidates=K]``, or a frozen policy checkpoint:
+    ``ckpt:PATH`` (greedy, as it plays in the tournament) or ``sampled:ckpt=PATH``."""
     snapshot_every: int = 10
     """Updates between snapshots added to the pool."""
     pool_size: int = 20
@@ -187,11 +188,14 @@ class Config:
                 raise ValueError(f"{key} may hold at most {MAX_ITEMS} bots, got {len(getattr(self, key))}")
             for spec in getattr(self, key):
                 try:
-                    if parse_player(spec, load=False).loads_a_file:
-                        raise ValueError("checkpoints are not supported here")
+                    kind = parse_player(spec, load=False).kind
+                    if kind == "rollout" or kind.startswith("os-"):
+                        raise ValueError("only random, heuristic, search and checkpoints play here")
+                    parse_player(spec, load=check_files)  # a checkpoint is loaded (weights only) and checked
                 except ValueError as e:
                     raise ValueError(
-                        f"{key}: bad bot {short(spec)}: {e}; use random, heuristic or search[:options]"
+                        f"{key}: bad bot {short(spec)}: {e}; use random, heuristic, search[:options], "
+                        "ckpt:PATH (a frozen policy, greedy) or sampled:ckpt=PATH"
                     ) from None
         if (
             not all(0 <= v <= 1 for v in self.bot_shares.values())  # also refuses NaN

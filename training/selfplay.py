@@ -86,7 +86,8 @@ class OpponentSchedule:
 
 
 def make_bot(spec: str, seed: int, round_limit: int | None) -> Bot:
-    """A baseline bot from a player spec (``random``, ``heuristic``, ``search:samples=100``)."""
+    """A bot from a player spec (``random``, ``heuristic``, ``search:samples=100``, or a frozen
+    checkpoint: ``ckpt:PATH`` plays greedy, ``sampled:ckpt=PATH`` samples its policy)."""
     return parse_player(spec).make(seed, round_limit)
 
 
@@ -144,6 +145,9 @@ class Opponents:
                 actions[sub] = sample(self.pool.nets[code], obs[sub], mask[sub])
             elif isinstance(bot := self.bots[self.schedule.bot_name(code)], RandomBot):
                 actions[sub] = random_actions(mask[sub], rng)
+            elif getattr(bot, "batched", False):  # a frozen checkpoint: one call for all its games
+                bot.seed(int(rng.integers(2**31)))  # its samples (sampled:) from the run's generator
+                actions[sub] = bot.act_batch(obs[sub], mask[sub])
             else:
                 for i in sub:
                     bot.seed(int(rng.integers(2**31)))  # each decision's draws from the run's generator

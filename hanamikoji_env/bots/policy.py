@@ -18,6 +18,8 @@ class PolicyBot(Bot):
     saved on either loads on either."""
 
     name = "policy"
+    batched = True
+    """``act_batch`` is one network call for the whole batch (trainers use it for many games)."""
 
     def __init__(
         self, path: str | Path, seed: int | None = 0, greedy: bool = True, device: str = "cpu"

@@ -7,6 +7,7 @@
 | ``search[:samples=N,candidates=K]`` | :class:`~hanamikoji_env.bots.search.SearchBot` |
 | ``ckpt:PATH`` | a trained policy: a hanamikoji-env ``.pt`` checkpoint (``PolicyBot``) or a
   Stable-Baselines3 ``MaskablePPO`` ``.zip`` (``SB3Bot``), both loaded without running code |
+| ``sampled:ckpt=PATH`` | a ``.pt`` policy that samples its moves (``PolicyBot(greedy=False)``) |
 | ``rollout:ckpt=PATH[,samples=N]`` | :class:`~hanamikoji_env.bots.rollout.RolloutBot` over a ``.pt`` policy |
 | ``os-ismcts[:sims=N]``, ``os-mcts[:sims=N]`` | OpenSpiel's ISMCTS / determinized MCTS
   (:class:`~hanamikoji_env.bots.openspiel.OpenSpielBot`, ``openspiel`` extra) |
@@ -39,6 +40,7 @@ BOT_OPTIONS: dict[str, dict[str, Option]] = {
     "heuristic": {},
     "search": {"samples": Option(int, 1, 20_000), "candidates": Option(int, 1, 200)},
     "rollout": {"ckpt": Option(str), "samples": Option(int, 1, 4096)},
+    "sampled": {"ckpt": Option(str)},
     "os-ismcts": {"sims": Option(int, 1, 100_000)},
     "os-mcts": {"sims": Option(int, 1, 100_000)},
 }
@@ -78,6 +80,10 @@ class PlayerSpec:
             from hanamikoji_env.bots.openspiel import OpenSpielBot
 
             return OpenSpielBot(self.kind[3:], seed=seed, round_limit=round_limit, **self.options)
+        if self.kind == "sampled":
+            from hanamikoji_env.bots.policy import PolicyBot
+
+            return PolicyBot(self.options["ckpt"], seed=seed, greedy=False, device=device)
         if self.kind == "rollout":
             from hanamikoji_env.bots.rollout import RolloutBot
 
@@ -90,7 +96,7 @@ class PlayerSpec:
 
     @property
     def loads_a_file(self) -> bool:
-        return self.kind in ("ckpt", "rollout")
+        return self.kind in ("ckpt", "rollout", "sampled")
 
 
 def parse_player(spec: str, load: bool = True) -> PlayerSpec:
@@ -134,9 +140,11 @@ def parse_player(spec: str, load: bool = True) -> PlayerSpec:
             raise ValueError(
                 f"{name} needs OpenSpiel: pip install 'hanamikoji-env[openspiel]' ({e})"
             ) from None
-    if name == "rollout":
+    if name in ("rollout", "sampled"):
         if "ckpt" not in options:
-            raise ValueError("rollout needs a checkpoint: rollout:ckpt=PATH[,samples=N]")
+            raise ValueError(
+                f"{name} needs a checkpoint: {name}:ckpt=PATH" + ("[,samples=N]" if name == "rollout" else "")
+            )
         if load:
             from hanamikoji_env.nn import load_policy
 
