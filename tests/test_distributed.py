@@ -89,6 +89,23 @@ def test_a_run_may_resume_on_another_device_but_not_with_another_recipe(tmp_path
 # --------------------------------------------------------------------- Ray ---
 
 
+@pytest.mark.slow  # a fresh interpreter that imports torch
+def test_a_local_run_never_imports_ray(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from training.ppo import train; from training.config import Config; "
+        f"train(Config(run_name='x', num_envs=8, rollout_steps=8, hidden=8, layers=1, num_minibatches=2, "
+        f"eval_games=2, torch_threads=1), {str(tmp_path / 'x')!r}, progress=False, stop_after=1); "
+        "print('ray' in sys.modules)"
+    )
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "False"
+
+
 @pytest.mark.slow
 def test_training_joins_a_running_cluster_by_its_address(tmp_path: Path) -> None:
     """`ray start --head` in its own session (with its own token), then the README's training

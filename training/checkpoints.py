@@ -2,9 +2,10 @@
 
 ``policy.pt`` holds the weights, optimizer and RNG states, config and counts:
 what ``ckpt:`` players and ``PolicyBot`` load, and what is shipped.
-``checkpoint.pt`` adds the engine, the opponents (pool, per-env opponents and
-seats, bot game states), the shaping potentials and the oracle critic, so a
-resumed run ends with exactly the weights of an uninterrupted one.  Both are
+``checkpoint.pt`` adds the collector's state (the engine, the opponents: pool,
+per-env opponents and seats, bot game states; the shaping potentials; with
+``backend: ray`` that of every worker) and the oracle critic, so a resumed run
+ends with exactly the weights of an uninterrupted one.  Both are
 written atomically and read with ``torch.load(weights_only=True)``
 (:mod:`hanamikoji_env.nn`).
 """
