@@ -42,7 +42,7 @@ from typing import Any
 
 from hanamikoji_env import __version__, engine
 from hanamikoji_env.actions import NUM_ACTIONS, action_name
-from hanamikoji_env.rules import DRAW, Phase, State, validate_deck
+from hanamikoji_env.rules import Phase, State, returns, validate_deck
 
 SCHEMA = "hanamikoji-record/1"
 MAX_LINE_BYTES = 1 << 20
@@ -248,8 +248,7 @@ def replay(record: GameRecord, where: str = "record") -> list[State]:
     """Every position of the game, replayed on the engine of record: the first deal, then the
     position after each action (a new round's deal is part of the action that ended the last).
     Raises :class:`RecordError` at the first action that cannot be played."""
-    decks = iter(enumerate(record.decks))
-    next(decks)
+    decks = iter(record.decks[1:])
     state = engine.new_game(record.decks[0], record.round_limit)
     states = [state]
     for i, (seat, action) in enumerate(record.actions):
@@ -261,15 +260,17 @@ def replay(record: GameRecord, where: str = "record") -> list[State]:
             raise RecordError(
                 f"{where}: action {i} is taken by seat {seat}, but seat {state.to_move} is to move"
             )
-        if not engine.legal_mask(state)[action]:
+        try:
+            after = engine.apply(state, action)  # checks legality itself
+        except ValueError:
             raise RecordError(
                 f"{where}: action {i} ({action_name(action)}) is illegal in phase {state.phase.name}; "
                 f"legal: {engine.legal_actions(state)}"
-            )
-        state = engine.apply(state, action)
+            ) from None
+        state = after
         if state.phase == Phase.ROUND_OVER:
             try:
-                _, deck = next(decks)
+                deck = next(decks)
             except StopIteration:
                 raise RecordError(
                     f"{where}: round {state.round} ended after action {i} but the record has no deck "
@@ -304,8 +305,7 @@ def verify(record: GameRecord, where: str = "record") -> None:
     else:
         if final.phase != Phase.GAME_OVER:
             raise RecordError(f"{where}: the actions end before the game does (phase {final.phase.name})")
-        expected_winner = final.winner
-        expected_rewards = {0: (1.0, -1.0), 1: (-1.0, 1.0), DRAW: (0.0, 0.0)}[final.winner]  # type: ignore[index]
+        expected_winner, expected_rewards = final.winner, returns(final)
         expected_rounds = final.round
     got = (record.winner, record.rewards, record.rounds)
     if got != (expected_winner, expected_rewards, expected_rounds):
@@ -342,14 +342,11 @@ def _mapping(value: object, where: str, keys: tuple[str, ...] | None) -> dict[st
     if keys is not None:
         missing = [k for k in keys if k not in value]
         unknown = [k for k in value if k not in keys]
-        if missing or unknown:
-            raise RecordError(
-                f"{where}: missing keys {missing}, unknown keys {[_short(k) for k in unknown][:5]}"
-                if missing and unknown
-                else f"{where}: missing keys {missing}"
-                if missing
-                else f"{where}: unknown keys {[_short(k) for k in unknown][:5]}"
-            )
+        problems = [f"missing keys {missing}"] if missing else []
+        if unknown:
+            problems.append(f"unknown keys {[_short(k) for k in unknown][:5]}")
+        if problems:
+            raise RecordError(f"{where}: {', '.join(problems)}")
     return value
 
 

@@ -48,8 +48,8 @@ GAMES_FILE = "games.jsonl"
 
 def play_game(bots: tuple[Bot, Bot], deal_seed: int, round_limit: int | None) -> tuple[float, int]:
     """One game, ``bots[0]`` as player_0; returns (player_0's reward, rounds played)."""
-    e = _play(bots, deal_seed, round_limit)
-    return e.history().rewards[0], e.game.round
+    history = _play(bots, deal_seed, round_limit).history()
+    return history.rewards[0], history.round
 
 
 def _play(bots: tuple[Bot, Bot], deal_seed: int, round_limit: int | None) -> raw_env:
@@ -99,7 +99,8 @@ def _worker(task: Task) -> list[Result]:
             b.reset(seed=game_seed + 1)
             bots = (a, b) if a_seat == 0 else (b, a)
             e = _play(bots, deal_seed, round_limit)
-            r0, rounds = e.history().rewards[0], e.game.round
+            history = e.history()
+            r0, rounds = history.rewards[0], history.round
             record = None
             if keep_records:
                 specs = (spec_a.spec, spec_b.spec) if a_seat == 0 else (spec_b.spec, spec_a.spec)

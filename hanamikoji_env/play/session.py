@@ -128,7 +128,7 @@ class GameSession:
             self._step(self.bot.act(self.env.observe(bot_agent)), mine=False)
 
     def _step(self, action: int, mine: bool) -> None:
-        before, round_before = self._info, self.env.game.round
+        before, round_before = self._info, self.env.game.round  # the observation's round saturates
         self.env.step(action)
         after = self._info = self._observe()
         public = mine or action >= SPLIT_BASE  # splits and answers are seen by both players
@@ -139,7 +139,7 @@ class GameSession:
             if len(summaries) == round_before:
                 new.append(_scoring_event(summaries[-1], self.seat))
             if not self.over:
-                starts = "you start" if self.env.game.starter == self.seat else "the opponent starts"
+                starts = "you start" if after.i_started else "the opponent starts"
                 new.append(_event("table", "deal", [], f"Round {after.round} dealt; {starts}."))
         else:
             new += describe(before, after, mine, action if public else None)
