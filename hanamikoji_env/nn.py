@@ -248,3 +248,11 @@ def masked_probs(logits: np.ndarray) -> np.ndarray:
     z = logits - logits.max(axis=-1, keepdims=True)
     e = np.exp(z)
     return e / e.sum(axis=-1, keepdims=True)
+
+
+def sample_actions(probs: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+    """Per row of ``probs`` ``[B, A]``, the action at ``uniforms[i]`` in [0, 1) by inverse CDF
+    (action ``a`` owns ``[cdf[a-1], cdf[a])``); only actions of probability > 0 are ever picked,
+    at ``u = 0`` and where a row sums to 1 - eps too."""
+    cdf = probs.cumsum(axis=1)
+    return (cdf <= uniforms[:, None] * cdf[:, -1:]).sum(axis=1)

@@ -66,6 +66,16 @@ def playout(rows: np.ndarray, uniforms: np.ndarray, round_limit: int | None) -> 
     _playout(rows, uniforms, round_limit or 0)
 
 
+def round_values(rows: np.ndarray) -> np.ndarray:
+    """Seat 0's value of each row after a round's scoring, in [-1, 1]: +1 / -1 for a game won or
+    lost there, 0 for a drawn game, otherwise half the lead in charm points and geishas the
+    markers give (they carry over to the next round), clipped to [-0.5, 0.5]."""
+    winner, points, geishas = row_outcomes(rows)
+    lead = (points[:, 0] - points[:, 1]) / 11.0 + (geishas[:, 0] - geishas[:, 1]) / 4.0
+    value = np.where(winner == 0, 1.0, np.where(winner == 1, -1.0, 0.5 * np.clip(lead, -1.0, 1.0)))
+    return np.where(winner == -1, 0.0, value)
+
+
 def row_outcomes(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per row after a round: winner (-2 none, -1 draw, 0, 1), points ``[N, 2]``, geishas ``[N, 2]``."""
     markers = rows[:, C_MARKERS : C_MARKERS + NUM_GEISHAS]

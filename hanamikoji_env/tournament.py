@@ -113,10 +113,14 @@ def _worker(task: Task) -> list[Result]:
 def _init_worker() -> None:
     """Pool workers run one per core: torch (imported later, by checkpoint players) and numpy's
     BLAS get one thread each instead of one per core, which would oversubscribe the machine.
+    A spawned worker first imports the parent's main module; where that imported torch, its
+    thread count is already set (to the number of cores), so it is set to one here as well.
     Ctrl-C is the parent's to handle: a worker ignores SIGINT and is terminated by the parent."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ[var] = "1"
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
 
 
 class Interrupted(KeyboardInterrupt):

@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from hanamikoji_env import raw_env, rules
+from hanamikoji_env import env, raw_env, rules
 from hanamikoji_env.actions import (
     CARD_BASE,
     COMP_TAKE_A,
@@ -171,6 +171,26 @@ def random_game(
         action = legal[int(rng.integers(len(legal)))]
         yield state, action
         state = rules.apply(state, action)
+
+
+def choice_positions(n: int, seed: int, rate: float = 0.1) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(observation, mask) of the player to move at ``n`` decisions with a choice from random games
+    (every phase), each decision kept with probability ``rate``."""
+    rng = np.random.default_rng(seed)
+    e = env()
+    e.reset(seed=seed)
+    out: list[tuple[np.ndarray, np.ndarray]] = []
+    while len(out) < n:
+        for _agent in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            if term or trunc:
+                e.step(None)
+                continue
+            if obs["action_mask"].sum() > 1 and rng.random() < rate:
+                out.append((obs["observation"], obs["action_mask"]))
+            e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        e.reset()
+    return out[:n]
 
 
 def random_action(obs: dict[str, np.ndarray], rng: np.random.Generator) -> int:

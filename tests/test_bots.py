@@ -13,6 +13,7 @@ from helpers import play_swapped, random_action
 from hanamikoji_env import env, rules
 from hanamikoji_env.actions import SECRET, TRADEOFF
 from hanamikoji_env.bots import HeuristicBot, RandomBot, SearchBot
+from hanamikoji_env.bots.psearch import PolicySearchBot
 from hanamikoji_env.bots.rollout import RolloutBot
 from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.nn import PolicyNet
@@ -26,6 +27,7 @@ EVERY_BOT = [
     "search",
     pytest.param("os-ismcts", marks=pytest.mark.slow),  # searches are slow in Python
     pytest.param("rollout", marks=pytest.mark.slow),
+    "psearch",
 ]
 
 
@@ -34,12 +36,18 @@ def tiny_rollout_bot(seed: int) -> RolloutBot:
     return RolloutBot(PolicyNet(hidden=16, layers=1), seed, samples=4)
 
 
+def tiny_psearch_bot(seed: int) -> PolicySearchBot:
+    torch.manual_seed(0)
+    return PolicySearchBot(PolicyNet(hidden=16, layers=1), seed, samples=4, candidates=3)
+
+
 def make(name: str, seed: int = 0):
     return {
         "random": lambda: RandomBot(seed),
         "heuristic": lambda: HeuristicBot(seed),
         "search": lambda: SearchBot(seed, **FAST_SEARCH),
         "rollout": lambda: tiny_rollout_bot(seed),
+        "psearch": lambda: tiny_psearch_bot(seed),
         "os-ismcts": lambda: openspiel_bot(seed),
     }[name]()
 
@@ -58,11 +66,13 @@ def openspiel_bot(seed: int):
         ("heuristic", 600),
         ("search", 300),
         ("rollout", 30),
+        ("psearch", 60),
         pytest.param("os-ismcts", 40, marks=pytest.mark.slow),
         pytest.param("random", 4000, marks=pytest.mark.slow),
         pytest.param("heuristic", 4000, marks=pytest.mark.slow),
         pytest.param("search", 1500, marks=pytest.mark.slow),
         pytest.param("rollout", 600, marks=pytest.mark.slow),
+        pytest.param("psearch", 600, marks=pytest.mark.slow),
     ],
 )
 def test_bots_only_play_legal_actions(name: str, positions: int) -> None:
@@ -124,7 +134,7 @@ def test_bot_input_errors() -> None:
 def test_bots_do_not_peek(name: str, token: int, draw: bool) -> None:
     """Deals that differ only in cards the bot's player cannot know: same seed, same actions."""
     rng = np.random.default_rng(7 + token)
-    for game in range(12 if name in ("search", "rollout") else 30):
+    for game in range(12 if name in ("search", "rollout", "psearch") else 30):
         observer = game % 2
         bots = [make(name, seed=game), make(name, seed=game)]
         a, b = play_swapped(observer, token, draw, game, rng, [bot.act for bot in bots])
@@ -133,7 +143,9 @@ def test_bots_do_not_peek(name: str, token: int, draw: bool) -> None:
         assert actions_a == actions_b and len(actions_a) >= 15
 
 
-@pytest.mark.parametrize("name", EVERY_BOT)
+@pytest.mark.parametrize(
+    "name", [b for b in EVERY_BOT if b != "psearch"] + [pytest.param("psearch", marks=pytest.mark.slow)]
+)
 def test_bots_are_deterministic_for_a_seed(name: str) -> None:
     def game(seed: int) -> list[int]:
         e = env()
@@ -190,12 +202,13 @@ def test_torch_bots_are_exported_lazily_from_the_bots_package() -> None:
         "import sys\n"
         "import hanamikoji_env.bots as b\n"
         "assert 'torch' not in sys.modules, 'import hanamikoji_env.bots pulled in torch'\n"
-        "from hanamikoji_env.bots import PolicyBot, RolloutBot, SB3Bot\n"
+        "from hanamikoji_env.bots import PolicyBot, PolicySearchBot, RolloutBot, SB3Bot\n"
         "from hanamikoji_env.bots.policy import PolicyBot as P\n"
         "from hanamikoji_env.bots.rollout import RolloutBot as R\n"
         "from hanamikoji_env.bots.sb3 import SB3Bot as S\n"
-        "assert (PolicyBot, RolloutBot, SB3Bot) == (P, R, S)\n"
-        "assert {'PolicyBot', 'RolloutBot', 'SB3Bot'} <= set(b.__all__)\n"
+        "from hanamikoji_env.bots.psearch import PolicySearchBot as Q\n"
+        "assert (PolicyBot, RolloutBot, SB3Bot, PolicySearchBot) == (P, R, S, Q)\n"
+        "assert {'PolicyBot', 'RolloutBot', 'SB3Bot', 'PolicySearchBot'} <= set(b.__all__)\n"
         "print('ok')\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
@@ -204,7 +217,9 @@ def test_torch_bots_are_exported_lazily_from_the_bots_package() -> None:
         _ = __import__("hanamikoji_env.bots", fromlist=["x"]).NoSuchBot
 
 
-@pytest.mark.parametrize("name", ["random", "heuristic", "search"])
+@pytest.mark.parametrize(
+    "name", ["random", "heuristic", "search", pytest.param("psearch", marks=pytest.mark.slow)]
+)
 def test_one_bot_plays_interleaved_games_like_one_bot_per_game(name: str) -> None:
     """With game_state/set_game_state one bot object can serve many games at once (a trainer's
     opponent): it plays each exactly as a bot of its own would."""

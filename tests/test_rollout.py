@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from helpers import choice_positions
 
-from hanamikoji_env import env
 from hanamikoji_env.bots.policy import PolicyBot
 from hanamikoji_env.bots.rollout import FUTURE_DECKS, OPPONENT_UNIFORMS, RolloutBot
 from hanamikoji_env.bots.search import determinize
@@ -23,25 +23,6 @@ def tiny_policy(tmp_path):
     path = tmp_path / "tiny.pt"
     save_checkpoint(path, PolicyNet(hidden=16, layers=1))
     return path
-
-
-def positions(n: int, seed: int):
-    """(observation, mask) of the player to move at random decisions with a choice."""
-    rng = np.random.default_rng(seed)
-    e = env()
-    e.reset(seed=seed)
-    out = []
-    while len(out) < n:
-        for _agent in e.agent_iter():
-            obs, _, term, trunc, _ = e.last()
-            if term or trunc:
-                e.step(None)
-                continue
-            if obs["action_mask"].sum() > 1 and rng.random() < 0.1:
-                out.append((obs["observation"], obs["action_mask"]))
-            e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-        e.reset()
-    return out[:n]
 
 
 def reference_q(bot: RolloutBot, vector: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -79,7 +60,7 @@ def reference_q(bot: RolloutBot, vector: np.ndarray, mask: np.ndarray) -> np.nda
 @pytest.mark.parametrize("round_limit", [None, 1])
 def test_rollout_values_match_a_plain_reference(tiny_policy, round_limit) -> None:
     """Dropping finished games as they end (RolloutBot) changes no value."""
-    for i, (vector, mask) in enumerate(positions(6, seed=2)):
+    for i, (vector, mask) in enumerate(choice_positions(6, seed=2)):
         q = RolloutBot(tiny_policy, seed=i, samples=6, round_limit=round_limit).q_values(vector, mask)
         ref = reference_q(RolloutBot(tiny_policy, seed=i, samples=6, round_limit=round_limit), vector, mask)
         assert np.array_equal(np.isnan(q), mask == 0)
@@ -92,7 +73,7 @@ def test_rollout_bot_plays_the_policy_unless_the_search_beats_it_by_the_margin(t
     bot, sure = RolloutBot(tiny_policy, seed=0, samples=8), RolloutBot(tiny_policy, seed=0, margin=2.0)
     policy = PolicyBot(tiny_policy)
     changed = 0
-    for vector, mask in positions(16, seed=4):
+    for vector, mask in choice_positions(16, seed=4):
         obs = {"observation": vector, "action_mask": mask}
         assert sure.act(obs) == policy.act(obs)  # no value gap exceeds 2
         bot.rng = np.random.default_rng(1)

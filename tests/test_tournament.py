@@ -90,6 +90,10 @@ def test_bradley_terry_prior_keeps_unbeaten_players_finite() -> None:
         ("rollout:ckpt=/no/such/file.pt", "does not exist"),
         ("sampled", "sampled needs a checkpoint: sampled:ckpt=PATH"),
         ("sampled:ckpt=/no/such/file.pt", "does not exist"),
+        ("psearch:samples=8", r"psearch needs a checkpoint: psearch:ckpt=PATH\[,samples=N,candidates=N\]"),
+        ("psearch:ckpt=/no/such/file.pt", "does not exist"),
+        ("psearch:ckpt=x.pt,candidates=24", r"candidates of psearch must be an int in \[1, 23\]"),
+        ("psearch:ckpt=x.pt,prior=1", "bad option 'prior=1' for psearch"),
         ("", "non-empty"),
     ],
 )
@@ -105,6 +109,15 @@ def test_bots_check_the_same_option_bounds_as_the_specs() -> None:
         with pytest.raises(ValueError, match="must be an int in"):
             SearchBot(**bad)
     assert SearchBot(samples=20_000, candidates=200).samples == 20_000
+    from hanamikoji_env.bots import PolicySearchBot
+
+    net = PolicyNet(hidden=8, layers=1)
+    for bad in ({"samples": 4097}, {"candidates": 24}, {"candidates": 0}):
+        with pytest.raises(ValueError, match="must be an int in"):
+            PolicySearchBot(net, **bad)
+    for prior in (-0.1, float("nan"), float("inf"), True):
+        with pytest.raises(ValueError, match="prior must be a finite number"):
+            PolicySearchBot(net, prior=prior)
 
 
 def test_good_player_specs(tmp_path) -> None:
@@ -116,6 +129,9 @@ def test_good_player_specs(tmp_path) -> None:
     assert rollout.options == {"ckpt": str(path), "samples": 4}
     bot = rollout.make(seed=3, round_limit=2)
     assert (bot.samples, bot.round_limit, bot.model.config) == (4, 2, {"hidden": 8, "layers": 1})
+    psearch = parse_player(f"psearch:ckpt={path},samples=6,candidates=2").make(seed=3, round_limit=2)
+    assert (psearch.samples, psearch.candidates, psearch.round_limit) == (6, 2, 2)
+    assert psearch.model.config == {"hidden": 8, "layers": 1}
     sampled = parse_player(f"sampled:ckpt={path}").make(seed=3)
     assert sampled.greedy is False and sampled.model.config == {"hidden": 8, "layers": 1}
     bad = tmp_path / "bad.pt"
@@ -208,6 +224,29 @@ def test_pool_workers_give_torch_one_thread() -> None:
         "import torch; print(torch.get_num_threads())"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "1"
+
+
+@pytest.mark.slow
+def test_pool_workers_give_torch_one_thread_when_the_main_script_imported_it(tmp_path) -> None:
+    """A spawned worker imports the parent's main script first: torch may be there before the
+    initializer runs (it was, in a benchmark, and four threads on two cores made games 7x slower)."""
+    script = tmp_path / "main_with_torch.py"
+    script.write_text(
+        "import os\n"
+        "os.environ['OMP_NUM_THREADS'] = '3'  # the worker's torch starts with 3 threads on any machine\n"
+        "import multiprocessing\n"
+        "from concurrent.futures import ProcessPoolExecutor\n"
+        "import torch\n"
+        "from hanamikoji_env.tournament import _init_worker\n"
+        "def threads():\n"
+        "    return torch.get_num_threads()\n"
+        "if __name__ == '__main__':\n"
+        "    ctx = multiprocessing.get_context('spawn')\n"
+        "    with ProcessPoolExecutor(1, ctx, _init_worker) as pool:\n"
+        "        print(pool.submit(threads).result())\n"
+    )
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "1"
 
 

@@ -70,6 +70,11 @@ def test_config_from_yaml_with_overrides(tmp_path) -> None:
             [],
             "only random, heuristic, search and",
         ),
+        (
+            "bot_shares: {'psearch:ckpt=checkpoints/ppo_selfplay.pt': 0.5}\n",
+            [],
+            "only random, heuristic, search and",
+        ),
         ("eval_bots: [random, minimax]\n", [], "eval_bots: bad bot 'minimax'"),
         ("pool_share: 0.8\nbot_shares: {random: 0.3}\n", [], "add up to at most 1"),
         ("- a list\n", [], "mapping"),

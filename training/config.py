@@ -189,7 +189,7 @@ class Config:
             for spec in getattr(self, key):
                 try:
                     kind = parse_player(spec, load=False).kind
-                    if kind == "rollout" or kind.startswith("os-"):
+                    if kind in ("rollout", "psearch") or kind.startswith("os-"):  # too slow to train against
                         raise ValueError("only random, heuristic, search and checkpoints play here")
                     parse_player(spec, load=check_files)  # a checkpoint is loaded (weights only) and checked
                 except ValueError as e:

@@ -3,7 +3,7 @@
 ``act`` gets the acting agent's observation dict from the AEC env and nothing
 else, so no bot can see what its player may not know.
 
-``PolicyBot``, ``RolloutBot`` and ``SB3Bot`` need torch (and SB3Bot
+``PolicyBot``, ``RolloutBot``, ``PolicySearchBot`` and ``SB3Bot`` need torch (and SB3Bot
 sb3-contrib): they are imported on first use, so ``import hanamikoji_env.bots``
 stays light.
 """
@@ -21,11 +21,13 @@ from hanamikoji_env.bots.spec import PlayerSpec, parse_player
 
 if TYPE_CHECKING:
     from hanamikoji_env.bots.policy import PolicyBot
+    from hanamikoji_env.bots.psearch import PolicySearchBot
     from hanamikoji_env.bots.rollout import RolloutBot
     from hanamikoji_env.bots.sb3 import SB3Bot
 
 _LAZY = {
     "PolicyBot": "hanamikoji_env.bots.policy",
+    "PolicySearchBot": "hanamikoji_env.bots.psearch",
     "RolloutBot": "hanamikoji_env.bots.rollout",
     "SB3Bot": "hanamikoji_env.bots.sb3",
 }
@@ -35,6 +37,7 @@ __all__ = [
     "HeuristicBot",
     "PlayerSpec",
     "PolicyBot",
+    "PolicySearchBot",
     "RandomBot",
     "RolloutBot",
     "SB3Bot",

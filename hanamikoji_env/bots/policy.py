@@ -8,7 +8,7 @@ import numpy as np
 import torch
 
 from hanamikoji_env.bots.base import Bot
-from hanamikoji_env.nn import load_policy, masked_probs, resolve_device
+from hanamikoji_env.nn import load_policy, masked_probs, resolve_device, sample_actions
 
 
 class PolicyBot(Bot):
@@ -42,9 +42,7 @@ class PolicyBot(Bot):
         logits = logits.cpu().numpy().astype(np.float64)
         if self.greedy:
             return logits.argmax(axis=1)
-        probs = masked_probs(logits)
-        u = self.rng.random(len(probs))[:, None]
-        return (probs.cumsum(axis=1) < u).sum(axis=1).clip(max=probs.shape[1] - 1)
+        return sample_actions(masked_probs(logits), self.rng.random(len(logits)))
 
     def __repr__(self) -> str:
         return f"PolicyBot({str(self.path)!r}, seed={self._seed}, greedy={self.greedy})"

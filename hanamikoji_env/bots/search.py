@@ -13,10 +13,10 @@ At each decision that has a choice, the bot
    (a playout, :mod:`hanamikoji_env.simulate`, on the engine's compiled kernels),
    uniform random moves after the candidate, using the same determinizations
    and random numbers for every candidate;
-4. picks the candidate with the best mean outcome: +1 / -1 for a game won or
+4. picks the candidate with the best mean outcome
+   (:func:`~hanamikoji_env.simulate.round_values`: +1 / -1 for a game won or
    lost at that scoring, otherwise half the lead in charm points and geishas
-   the markers give (they carry over to the next round), plus a small share of
-   the heuristic's own score as a prior.
+   the markers give), plus a small share of the heuristic's own score as a prior.
 
 ``samples`` is the budget: more is stronger and slower.  Card selections
 continue the plan chosen at the token decision.
@@ -33,7 +33,7 @@ from hanamikoji_env.bots.spec import check_option
 from hanamikoji_env.engine import rows_from_states
 from hanamikoji_env.observation import InfoSet, decode
 from hanamikoji_env.rules import Phase, State, cards_of, count_cards
-from hanamikoji_env.simulate import PLAYOUT_STEPS, apply_sequences, playout, row_outcomes
+from hanamikoji_env.simulate import PLAYOUT_STEPS, apply_sequences, playout, round_values
 
 PRIOR = 0.02
 """Weight of the heuristic score (about -25..25) added to a plan's mean outcome."""
@@ -130,11 +130,7 @@ class SearchBot(Bot):
         # common random numbers: every candidate sees the same playout randomness
         u = np.tile(self.rng.random((self.samples, PLAYOUT_STEPS)), (k, 1))
         playout(rows, u, self.round_limit)
-        winner, points, geishas = row_outcomes(rows)
-        lead = (points[:, 0] - points[:, 1]) / 11.0 + (geishas[:, 0] - geishas[:, 1]) / 4.0
-        value = np.where(winner == 0, 1.0, np.where(winner == 1, -1.0, 0.5 * np.clip(lead, -1.0, 1.0)))
-        value = np.where(winner == -1, 0.0, value)
-        return value.reshape(k, self.samples).mean(axis=1)
+        return round_values(rows).reshape(k, self.samples).mean(axis=1)
 
 
 def determinize(info: InfoSet, rng: np.random.Generator, round_limit: int | None = None) -> State:

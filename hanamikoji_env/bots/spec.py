@@ -9,6 +9,8 @@
   Stable-Baselines3 ``MaskablePPO`` ``.zip`` (``SB3Bot``), both loaded without running code |
 | ``sampled:ckpt=PATH`` | a ``.pt`` policy that samples its moves (``PolicyBot(greedy=False)``) |
 | ``rollout:ckpt=PATH[,samples=N]`` | :class:`~hanamikoji_env.bots.rollout.RolloutBot` over a ``.pt`` policy |
+| ``psearch:ckpt=PATH[,samples=N,candidates=K]`` | :class:`~hanamikoji_env.bots.psearch.PolicySearchBot`
+  over a ``.pt`` policy |
 | ``os-ismcts[:sims=N]``, ``os-mcts[:sims=N]`` | OpenSpiel's ISMCTS / determinized MCTS
   (:class:`~hanamikoji_env.bots.openspiel.OpenSpielBot`, ``openspiel`` extra) |
 
@@ -41,12 +43,13 @@ BOT_OPTIONS: dict[str, dict[str, Option]] = {
     "search": {"samples": Option(int, 1, 20_000), "candidates": Option(int, 1, 200)},
     "rollout": {"ckpt": Option(str), "samples": Option(int, 1, 4096)},
     "sampled": {"ckpt": Option(str)},
+    "psearch": {"ckpt": Option(str), "samples": Option(int, 1, 4096), "candidates": Option(int, 1, 23)},
     "os-ismcts": {"sims": Option(int, 1, 100_000)},
     "os-mcts": {"sims": Option(int, 1, 100_000)},
 }
 """Every named bot and its options: ``search:samples`` is 1..20,000, ``candidates`` 1..200,
-``rollout:samples`` 1..4,096, ``os-ismcts``/``os-mcts``: ``sims`` 1..100,000 (the bots' constructors
-check the same bounds)."""
+``rollout:samples`` and ``psearch:samples`` 1..4,096, ``psearch:candidates`` 1..23,
+``os-ismcts``/``os-mcts``: ``sims`` 1..100,000 (the bots' constructors check the same bounds)."""
 
 
 def check_option(bot: str, key: str, value: int) -> None:
@@ -89,6 +92,11 @@ class PlayerSpec:
 
             options = dict(self.options)
             return RolloutBot(options.pop("ckpt"), seed=seed, round_limit=round_limit, **options)
+        if self.kind == "psearch":
+            from hanamikoji_env.bots.psearch import PolicySearchBot
+
+            options = dict(self.options)
+            return PolicySearchBot(options.pop("ckpt"), seed=seed, round_limit=round_limit, **options)
         from hanamikoji_env.bots.heuristic import HeuristicBot
         from hanamikoji_env.bots.random import RandomBot
 
@@ -96,7 +104,7 @@ class PlayerSpec:
 
     @property
     def loads_a_file(self) -> bool:
-        return self.kind in ("ckpt", "rollout", "sampled")
+        return self.kind in ("ckpt", "rollout", "sampled", "psearch")
 
 
 def parse_player(spec: str, load: bool = True) -> PlayerSpec:
@@ -140,10 +148,11 @@ def parse_player(spec: str, load: bool = True) -> PlayerSpec:
             raise ValueError(
                 f"{name} needs OpenSpiel: pip install 'hanamikoji-env[openspiel]' ({e})"
             ) from None
-    if name in ("rollout", "sampled"):
+    if "ckpt" in BOT_OPTIONS[name]:
         if "ckpt" not in options:
+            others = ",".join(f"{key}=N" for key in BOT_OPTIONS[name] if key != "ckpt")
             raise ValueError(
-                f"{name} needs a checkpoint: {name}:ckpt=PATH" + ("[,samples=N]" if name == "rollout" else "")
+                f"{name} needs a checkpoint: {name}:ckpt=PATH" + (f"[,{others}]" if others else "")
             )
         if load:
             from hanamikoji_env.nn import load_policy

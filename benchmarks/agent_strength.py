@@ -1,0 +1,148 @@
+"""Strength of a trained agent and of PolicySearchBot over it, against the targets of the agent issue.
+
+Prints, each with its Wilson 95% interval and the target it is held to:
+
+1. the agent (``ckpt:PATH``, greedy) against ``random``, ``heuristic`` and
+   ``search`` (default budget), ``--games`` mirrored games per pair on every
+   ``--seeds`` seed (targets 0.965, 0.85, 0.62 on every seed);
+2. with ``--baseline PATH``: the agent against that checkpoint head to head
+   (target: lower bound above 0.5);
+3. ``psearch:ckpt=PATH,samples=N`` against the agent alone and against
+   ``search``, ``--psearch-games`` mirrored games each (targets 0.60 and 0.70),
+   and its milliseconds per searched decision (a decision with a choice)
+   over ``--timing-games`` games in this process (target: median at most 100 ms);
+4. with ``--exploit-decisions N``: ``python -m training.exploit`` on the agent
+   with that budget (target: the exploiter wins at most 0.55).
+
+Usage: ``python benchmarks/agent_strength.py [--ckpt checkpoints/ppo_selfplay.pt] [--games 2000]
+[--seeds 0 1] [--baseline PATH] [--psearch-games 1000] [--samples 32] [--timing-games 20]
+[--exploit-decisions 0] [--workers N] [--skip-agent] [--skip-psearch]``.  The agent's part takes
+about 15 minutes per seed on 2 cores (most of it the search games), the psearch part about an
+hour at the defaults, the exploiter 40 minutes per 10M decisions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+import torch
+
+from hanamikoji_env import env
+from hanamikoji_env.bots import PolicyBot, PolicySearchBot
+from hanamikoji_env.bots.spec import PlayerSpec, parse_player
+from hanamikoji_env.tournament import run_tournament
+
+AGENT_TARGETS = {"random": 0.965, "heuristic": 0.85, "search": 0.62}
+PSEARCH_TARGETS = {"agent": 0.60, "search": 0.70}
+MAX_MEDIAN_MS = 100.0
+MAX_EXPLOITER = 0.55
+
+
+def report(name: str, pair: dict, target: float, at_least: bool = True) -> bool:
+    """One line: the first player's win rate, its interval and whether the target is met."""
+    low, high = pair["ci95"]
+    if at_least:
+        ok, rule = pair["win_rate"] >= target, f">= {target}"
+    else:
+        ok, rule = pair["win_rate"] <= target, f"<= {target}"
+    print(
+        f"  {name:<44} {pair['win_rate']:.3f} [{low:.3f}, {high:.3f}] over {pair['games']} games"
+        f"  (target {rule}: {'met' if ok else 'MISSED'})"
+    )
+    return ok
+
+
+def duel(a: PlayerSpec, b: PlayerSpec, games: int, seed: int, workers: int | None) -> dict:
+    """``a`` against ``b``: ``games`` mirrored games, the pair seen from ``a``."""
+    return run_tournament([a, b], games, seed, workers, first_only=True)["pairs"][0]
+
+
+def psearch_timing(ckpt: str, samples: int, games: int, seed: int = 0) -> np.ndarray:
+    """Milliseconds per PolicySearchBot decision with a choice, in games against the agent, one
+    thread (as in a tournament worker)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        bot, agent = PolicySearchBot(ckpt, seed=seed, samples=samples), PolicyBot(ckpt)
+        times = []
+        for g in range(games):
+            e = env()
+            e.reset(seed=20_000 + g)
+            me = f"player_{g % 2}"
+            bot.reset(seed=g)
+            for name in e.agent_iter():
+                obs, _, term, trunc, _ = e.last()
+                if term or trunc:
+                    e.step(None)
+                    continue
+                if name != me:
+                    e.step(agent.act(obs))
+                    continue
+                start = time.perf_counter()
+                action = bot.act(obs)
+                if obs["action_mask"].sum() > 1:
+                    times.append(1000 * (time.perf_counter() - start))
+                e.step(action)
+        return np.array(times)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ckpt", default="checkpoints/ppo_selfplay.pt")
+    parser.add_argument("--games", type=int, default=2000, help="mirrored games per pair and seed")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
+    parser.add_argument("--baseline", help="a checkpoint the agent must beat head to head")
+    parser.add_argument("--psearch-games", type=int, default=1000)
+    parser.add_argument("--samples", type=int, default=32, help="PolicySearchBot's samples")
+    parser.add_argument("--timing-games", type=int, default=20)
+    parser.add_argument("--exploit-decisions", type=int, default=0, help="0: no exploiter")
+    parser.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    parser.add_argument("--skip-agent", action="store_true", help="only the psearch part")
+    parser.add_argument("--skip-psearch", action="store_true", help="only the agent part")
+    args = parser.parse_args()
+    try:
+        agent = parse_player(f"ckpt:{args.ckpt}")
+        psearch = parse_player(f"psearch:ckpt={args.ckpt},samples={args.samples}")
+        baseline = parse_player(f"ckpt:{args.baseline}") if args.baseline else None
+    except ValueError as e:
+        parser.error(str(e))
+    start, met = time.perf_counter(), []
+    if not args.skip_agent:
+        for seed in args.seeds:
+            print(f"{args.ckpt} (greedy), seed {seed}:")
+            for bot, target in AGENT_TARGETS.items():
+                pair = duel(agent, parse_player(bot), args.games, seed, args.workers)
+                met.append(report(f"agent vs {bot}", pair, target))
+        if baseline is not None:
+            pair = duel(agent, baseline, args.games, args.seeds[0], args.workers)
+            ok = pair["ci95"][0] > 0.5
+            report(f"agent vs {args.baseline}", pair, 0.5)
+            print(f"  lower bound {pair['ci95'][0]:.3f} > 0.5: {'met' if ok else 'MISSED'}")
+            met.append(ok)
+    if not args.skip_psearch:
+        print(f"psearch (samples={args.samples}) over {args.ckpt}, seed {args.seeds[0]}:")
+        for name, opponent in (("agent", agent), ("search", parse_player("search"))):
+            pair = duel(psearch, opponent, args.psearch_games, args.seeds[0], args.workers)
+            met.append(report(f"psearch vs {name}", pair, PSEARCH_TARGETS[name]))
+        ms = psearch_timing(args.ckpt, args.samples, args.timing_games)
+        ok = float(np.median(ms)) <= MAX_MEDIAN_MS
+        print(
+            f"  psearch time per decision with a choice over {len(ms)} decisions: median "
+            f"{np.median(ms):.0f} ms, p90 {np.percentile(ms, 90):.0f} ms, max {ms.max():.0f} ms"
+            f"  (target median <= {MAX_MEDIAN_MS:.0f} ms: {'met' if ok else 'MISSED'})"
+        )
+        met.append(ok)
+    if args.exploit_decisions:
+        from training.exploit import main as exploit
+
+        exploit(["--target", f"ckpt:{args.ckpt}", "--decisions", str(args.exploit_decisions)])
+        print(f"(target for the exploiter: at most {MAX_EXPLOITER})")
+    print(f"{sum(met)} of {len(met)} targets met; {time.perf_counter() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

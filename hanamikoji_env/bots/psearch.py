@@ -1,0 +1,129 @@
+"""PolicySearchBot: information-set search with a trained policy for both players' moves.
+
+At each decision that has a choice, the bot
+
+1. asks the policy (a hanamikoji-env checkpoint) for its move probabilities
+   ``p`` from the bot's observation and keeps the ``candidates`` most likely
+   legal actions;
+2. samples ``samples`` determinizations of what it cannot see
+   (:func:`~hanamikoji_env.bots.search.determinize`: its observation and
+   nothing else);
+3. plays every candidate in every determinization, then plays the round to its
+   end with the policy making **both** players' moves, each from that
+   player's own observation of the determinized game, sampled from the
+   policy's probabilities; all rows step together, one network call per step
+   on the engine's compiled kernels (:mod:`hanamikoji_env.simulate`);
+4. uses common random numbers: every candidate sees the same determinizations
+   and the same uniforms (the ``t``-th move after the candidate in
+   determinization ``i`` uses ``u[i, t]``);
+5. scores the round's end like :class:`~hanamikoji_env.bots.search.SearchBot`
+   (:func:`~hanamikoji_env.simulate.round_values`) and plays the candidate with
+   the best ``mean value + prior * log p``.
+
+The prior term keeps the policy's choice unless the playouts find a clearly
+better one: with a few dozen samples the playouts' estimates are noisy.  When
+it was tuned (samples 32, candidates 4, against SearchBot, 200 mirrored games
+on the same deals): prior 0 scored 0.47 (100 games, other deals), 0.05 0.64,
+0.1 0.715, 0.2 0.705; 64 samples at 0.05 scored 0.685 at 1.7x the time;
+playing out to the game's end instead of the round's was 2.5x slower and no
+stronger (without the prior, 100 games: 0.40 against 0.47).  ``samples`` is the budget.
+Tournament spec: ``psearch:ckpt=PATH[,samples=N,candidates=K]``; needs torch.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from hanamikoji_env.actions import NUM_ACTIONS
+from hanamikoji_env.bots.base import Bot
+from hanamikoji_env.bots.search import determinize
+from hanamikoji_env.bots.spec import check_option
+from hanamikoji_env.engine import C_PHASE, C_TO_MOVE, ROUND_OVER, rows_from_states
+from hanamikoji_env.nn import PolicyNet, load_policy, masked_probs, sample_actions
+from hanamikoji_env.observation import OBS_SIZE, decode, encode_rows
+from hanamikoji_env.simulate import PLAYOUT_STEPS, apply_sequences, round_values
+
+
+class PolicySearchBot(Bot):
+    """``PolicySearchBot(policy, seed=0, samples=32, candidates=4, prior=0.1, round_limit=None)``;
+    see the module docstring.  ``policy`` is a checkpoint path or a
+    :class:`~hanamikoji_env.nn.PolicyNet`; ``round_limit`` is the game's."""
+
+    name = "psearch"
+
+    def __init__(
+        self,
+        policy: str | Path | PolicyNet,
+        seed: int | None = 0,
+        samples: int = 32,
+        candidates: int = 4,
+        prior: float = 0.1,
+        round_limit: int | None = None,
+    ) -> None:
+        super().__init__(seed)
+        check_option("psearch", "samples", samples)
+        check_option("psearch", "candidates", candidates)
+        if isinstance(prior, bool) or not isinstance(prior, (int, float)) or not 0 <= prior < float("inf"):
+            raise ValueError(f"prior must be a finite number >= 0, got {prior!r}")
+        self.model = policy if isinstance(policy, PolicyNet) else load_policy(policy)
+        self.samples = samples
+        self.candidates = candidates
+        self.prior = float(prior)
+        self.round_limit = round_limit
+
+    @torch.no_grad()
+    def probs(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The policy's move probabilities per row (0 where illegal), float64."""
+        logits, _ = self.model(torch.as_tensor(obs, dtype=torch.float32), torch.as_tensor(mask))
+        return masked_probs(logits.numpy().astype(np.float64))
+
+    def _act(self, vector: np.ndarray, mask: np.ndarray) -> int:
+        legal = np.flatnonzero(mask)
+        if len(legal) == 1:
+            return int(legal[0])
+        p = self.probs(vector[None], mask[None])[0]
+        candidates = legal[np.argsort(-p[legal], kind="stable")][: self.candidates]
+        candidates = candidates[p[candidates] > 0]  # a move the policy rules out (underflow) is not tried
+        if len(candidates) == 1:
+            return int(candidates[0])
+        score = self.q_values(vector, candidates) + self.prior * np.log(p[candidates])
+        return int(candidates[self._argmax(score, tol=1e-12)])
+
+    def q_values(self, vector: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+        """Mean round-end value (:func:`~hanamikoji_env.simulate.round_values`) of each candidate
+        action for the player to move, over the same determinizations and uniforms."""
+        n, k = self.samples, len(candidates)
+        info = decode(vector)
+        base = rows_from_states([determinize(info, self.rng, self.round_limit) for _ in range(n)])
+        rows = np.tile(base, (k, 1))
+        ones = np.ones(k * n, dtype=np.int64)
+        apply_sequences(rows, np.repeat(candidates, n)[:, None], ones, self.round_limit)
+        uniforms = self.rng.random((n, PLAYOUT_STEPS))
+        sample = np.tile(np.arange(n), k)  # row -> determinization
+        slot = np.arange(k * n)  # row -> (candidate, determinization)
+        value = np.zeros(k * n)
+        for t in range(PLAYOUT_STEPS + 1):
+            over = rows[:, C_PHASE] >= ROUND_OVER
+            if over.any():  # scored: keep the value, drop the row
+                value[slot[over]] = round_values(rows[over])
+                rows, sample, slot = rows[~over], sample[~over], slot[~over]
+            if len(rows) == 0:
+                break
+            seats = rows[:, C_TO_MOVE].astype(np.int8)  # 0: this bot, 1: its opponent
+            obs = np.zeros((len(rows), OBS_SIZE), dtype=np.float32)
+            mask = np.zeros((len(rows), NUM_ACTIONS), dtype=np.int8)
+            encode_rows(rows, seats, obs, mask)
+            actions = sample_actions(self.probs(obs, mask), uniforms[sample, t])
+            apply_sequences(rows, actions[:, None], ones[: len(rows)], self.round_limit)
+        else:
+            raise RuntimeError(f"a playout ran past {PLAYOUT_STEPS} moves")  # a round has at most 56
+        return value.reshape(k, n).mean(axis=1)
+
+    def __repr__(self) -> str:
+        return (
+            f"PolicySearchBot(samples={self.samples}, candidates={self.candidates}, "
+            f"prior={self.prior}, seed={self._seed})"
+        )

@@ -1,0 +1,124 @@
+"""PolicySearchBot: its playout values against a plain reference on the readable rules, and its choice."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from helpers import choice_positions
+
+from hanamikoji_env import rules
+from hanamikoji_env.bots.psearch import PolicySearchBot
+from hanamikoji_env.bots.search import determinize
+from hanamikoji_env.nn import PolicyNet, sample_actions
+from hanamikoji_env.observation import decode, encode
+from hanamikoji_env.rules import Phase
+from hanamikoji_env.simulate import PLAYOUT_STEPS
+
+
+@pytest.fixture
+def tiny_policy() -> PolicyNet:
+    torch.manual_seed(0)  # an untrained net: varied, far from uniform move probabilities
+    net = PolicyNet(hidden=16, layers=1)
+    with torch.no_grad():
+        net.policy.weight.mul_(20.0)
+    return net
+
+
+def state_value(state: rules.State) -> float:
+    """Seat 0's value of a scored round, written out from the rules' own state."""
+    if state.winner is not None:
+        return 0.0 if state.winner == rules.DRAW else (1.0 if state.winner == 0 else -1.0)
+    points = [sum(v for v, m in zip(rules.VALUES, state.markers, strict=True) if m == p) for p in (0, 1)]
+    geishas = [sum(m == p for m in state.markers) for p in (0, 1)]
+    lead = (points[0] - points[1]) / 11.0 + (geishas[0] - geishas[1]) / 4.0
+    return 0.5 * float(np.clip(lead, -1.0, 1.0))
+
+
+def reference_q(bot: PolicySearchBot, vector: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    """PolicySearchBot's values the plain way: one game at a time on the readable rules, the policy
+    asked one position at a time (same random draws as ``q_values``)."""
+    states = [determinize(decode(vector), bot.rng, bot.round_limit) for _ in range(bot.samples)]
+    uniforms = bot.rng.random((bot.samples, PLAYOUT_STEPS))
+    q = []
+    for c in candidates:
+        values = []
+        for i, start in enumerate(states):
+            state, t = rules.apply(start, int(c)), 0
+            while state.phase < Phase.ROUND_OVER:
+                mask = np.array(rules.legal_mask(state), dtype=np.int8)
+                p = bot.probs(encode(state, state.to_move)[None], mask[None])
+                state = rules.apply(state, int(sample_actions(p, uniforms[i, t : t + 1])[0]))
+                t += 1
+            values.append(state_value(state))
+        q.append(np.mean(values))
+    return np.array(q)
+
+
+@pytest.mark.parametrize("round_limit", [None, pytest.param(1, marks=pytest.mark.slow)])
+def test_psearch_values_match_a_plain_reference(tiny_policy, round_limit) -> None:
+    for k, (vector, mask) in enumerate(choice_positions(6, seed=3 + (round_limit or 0), rate=0.15)):
+        a = PolicySearchBot(tiny_policy, seed=k, samples=6, candidates=3, round_limit=round_limit)
+        b = PolicySearchBot(tiny_policy, seed=k, samples=6, candidates=3, round_limit=round_limit)
+        candidates = np.flatnonzero(mask)[:3]
+        np.testing.assert_allclose(a.q_values(vector, candidates), reference_q(b, vector, candidates))
+
+
+def test_psearch_plays_the_best_score_among_the_policys_top_candidates(tiny_policy) -> None:
+    """score = playout value + prior * log p over the `candidates` most likely legal actions."""
+    differs = 0
+    for k, (vector, mask) in enumerate(choice_positions(12, seed=11, rate=0.15)):
+        legal = np.flatnonzero(mask)
+        p = PolicySearchBot(tiny_policy).probs(vector[None], mask[None])[0]
+        top = legal[np.argsort(-p[legal], kind="stable")][:2]
+        for prior in (0.0, 0.05):
+            bot = PolicySearchBot(tiny_policy, seed=k, samples=8, candidates=2, prior=prior)
+            twin = PolicySearchBot(tiny_policy, seed=k, samples=8, candidates=2, prior=prior)
+            score = twin.q_values(vector, top) + prior * np.log(p[top])
+            chosen = bot.act({"observation": vector, "action_mask": mask})
+            assert chosen in top and score[list(top).index(chosen)] == score.max()
+        differs += int(top[np.argmax(score)] != top[0])
+    assert differs > 0  # the search overrides the policy's favourite somewhere
+    # a prior that outweighs any playout value plays the policy's most likely move
+    for vector, mask in choice_positions(8, seed=12, rate=0.15):
+        bot = PolicySearchBot(tiny_policy, samples=4, prior=1e6)
+        p = bot.probs(vector[None], mask[None])[0]
+        assert bot.act({"observation": vector, "action_mask": mask}) == int(np.argmax(p))
+
+
+def test_psearch_with_one_candidate_plays_the_policy_without_searching(tiny_policy) -> None:
+    bot = PolicySearchBot(tiny_policy, candidates=1)
+    state = bot.rng.bit_generator.state
+    for vector, mask in choice_positions(10, seed=5, rate=0.15):
+        p = bot.probs(vector[None], mask[None])[0]
+        assert bot.act({"observation": vector, "action_mask": mask}) == int(np.argmax(p))
+    assert bot.rng.bit_generator.state == state  # no determinization was drawn
+
+
+@pytest.mark.slow  # 120 games of the shipped policy's search: about 2.5 min on 2 cores
+def test_psearch_over_the_shipped_policy_beats_the_policy_and_search() -> None:
+    """Short strength checks with margins: the benchmark (benchmarks/agent_strength.py) measures
+    about 0.65 against the policy and 0.66 against search over 1000 games; here 60 games each."""
+    from hanamikoji_env.bots.spec import parse_player
+    from hanamikoji_env.tournament import run_tournament
+
+    psearch = parse_player("psearch:ckpt=checkpoints/ppo_selfplay.pt")
+    for opponent in ("ckpt:checkpoints/ppo_selfplay.pt", "search"):
+        pair = run_tournament(
+            [psearch, parse_player(opponent)], 60, seed=3, workers=2, progress=False, first_only=True
+        )["pairs"][0]
+        assert pair["win_rate"] > 0.5, (opponent, pair)
+
+
+def test_psearch_never_tries_a_move_the_policy_rules_out(tiny_policy, monkeypatch) -> None:
+    """A legal move at probability 0 (underflow) is not a candidate: log 0 would be -inf."""
+    vector, mask = next((v, m) for v, m in choice_positions(20, seed=2, rate=0.15) if m.sum() >= 3)
+    legal = np.flatnonzero(mask)
+    p = np.zeros(len(mask))
+    p[legal[:2]] = (0.3, 0.7)
+    bot = PolicySearchBot(tiny_policy, candidates=4)
+    tried = []
+    monkeypatch.setattr(bot, "probs", lambda obs, m: p[None])
+    monkeypatch.setattr(bot, "q_values", lambda v, c: tried.append(c.tolist()) or np.zeros(len(c)))
+    assert bot.act({"observation": vector, "action_mask": mask}) == legal[1]
+    assert tried == [[legal[1], legal[0]]]
