@@ -108,6 +108,43 @@ def _counts(cards: tuple[int, ...] | list[int]) -> np.ndarray:
     return np.bincount(np.asarray(cards, dtype=np.int64), minlength=7).astype(np.float64)
 
 
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False  # cached: shared by every call
+    return a
+
+
+@lru_cache(maxsize=4096)
+def _option_counts(options: tuple[tuple[int, ...], ...]) -> np.ndarray:
+    """``[K, 7]``: the cards of each option, per geisha."""
+    return _frozen(np.array([_counts(c) for c in options]))
+
+
+@lru_cache(maxsize=4096)
+def _gift_outcomes(options: tuple[tuple[int, ...], ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every (option, card the opponent takes): cards to me, cards to the opponent, option index."""
+    used = _option_counts(options)
+    to_me, to_opp, groups = [], [], []
+    for j, c in enumerate(options):
+        for g in set(c):
+            take = _counts([g])
+            to_me.append(used[j] - take)
+            to_opp.append(take)
+            groups.append(j)
+    return _frozen(np.array(to_me)), _frozen(np.array(to_opp)), _frozen(np.array(groups))
+
+
+@lru_cache(maxsize=4096)
+def _competition_sets(options: tuple[tuple[int, ...], ...]) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+    """Per split of :data:`SPLITS`: the two sets of every option, per geisha (``[K, 7]`` each)."""
+    return tuple(
+        (
+            _frozen(np.array([_counts((c[i0], c[i1])) for c in options])),
+            _frozen(np.array([_counts((c[i2], c[i3])) for c in options])),
+        )
+        for i0, i1, i2, i3 in SPLITS
+    )
+
+
 class HeuristicBot(Bot):
     """One-ply turn planner with a hand-written evaluation (see the module docstring)."""
 
@@ -162,28 +199,19 @@ class HeuristicBot(Bot):
     def _score_token(
         self, pos: Position, token: int, options: tuple[tuple[int, ...], ...], my_live: list[int]
     ) -> np.ndarray:
-        used = np.array([_counts(c) for c in options])
+        used = _option_counts(options)
         zero = np.zeros_like(used)
         if token == SECRET:
             return pos.value(used, zero, used, my_live)
         if token == TRADEOFF:
             return pos.value(zero, zero, used, my_live)
-        if token == GIFT:
-            # the opponent takes the card that is worst for me
-            to_me, to_opp, groups = [], [], []
-            for j, c in enumerate(options):
-                for g in set(c):
-                    take = _counts([g])
-                    to_me.append(used[j] - take)
-                    to_opp.append(take)
-                    groups.append(j)
-            v = pos.value(np.array(to_me), np.array(to_opp), used[groups], my_live)
-            return _group_min(v, np.array(groups), len(options))
+        if token == GIFT:  # the opponent takes the card that is worst for me
+            to_me, to_opp, groups = _gift_outcomes(options)
+            v = pos.value(to_me, to_opp, used[groups], my_live)
+            return _group_min(v, groups, len(options))
         # Competition: my best split, then the opponent's worst-for-me set
         scores = np.full(len(options), -np.inf)
-        for i0, i1, i2, i3 in SPLITS:
-            a = np.array([_counts((c[i0], c[i1])) for c in options])
-            b = np.array([_counts((c[i2], c[i3])) for c in options])
+        for a, b in _competition_sets(options):
             they_take_a = pos.value(b, a, used, my_live)
             they_take_b = pos.value(a, b, used, my_live)
             scores = np.maximum(scores, np.minimum(they_take_a, they_take_b))
