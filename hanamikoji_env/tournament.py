@@ -402,7 +402,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--players",
         nargs="+",
         required=True,
-        help="random, heuristic, search[:samples=N], ckpt:PATH, sampled:ckpt=PATH, rollout:ckpt=PATH[,samples=N]",
+        help="player specs (docs/bots.md): random, heuristic, search[:samples=N,candidates=N], "
+        "ckpt:PATH (.pt, or an SB3 .zip), sampled:ckpt=PATH, rollout:ckpt=PATH[,samples=N], "
+        "psearch:ckpt=PATH[,samples=N,candidates=N], os-ismcts[:sims=N], os-mcts[:sims=N]",
     )
     p.add_argument(
         "--games", type=int, default=1000, help="games per pair, even (each deal twice, seats swapped)"
