@@ -28,8 +28,8 @@ import time
 
 import numpy as np
 import torch
+from timing import timed_decisions
 
-from hanamikoji_env import env
 from hanamikoji_env.bots import PolicyBot, PolicySearchBot
 from hanamikoji_env.bots.spec import PlayerSpec, parse_player
 from hanamikoji_env.tournament import run_tournament
@@ -62,26 +62,8 @@ def psearch_timing(ckpt: str, samples: int, games: int, seed: int = 0) -> np.nda
     torch.set_num_threads(1)
     try:
         bot, agent = PolicySearchBot(ckpt, seed=seed, samples=samples), PolicyBot(ckpt)
-        times = []
-        for g in range(games):
-            e = env()
-            e.reset(seed=20_000 + g)
-            me = f"player_{g % 2}"
-            bot.reset(seed=g)
-            for name in e.agent_iter():
-                obs, _, term, trunc, _ = e.last()
-                if term or trunc:
-                    e.step(None)
-                    continue
-                if name != me:
-                    e.step(agent.act(obs))
-                    continue
-                start = time.perf_counter()
-                action = bot.act(obs)
-                if obs["action_mask"].sum() > 1:
-                    times.append(1000 * (time.perf_counter() - start))
-                e.step(action)
-        return np.array(times)
+        timed = timed_decisions(bot, agent, games, first_deal=20_000)
+        return np.array([ms for obs, ms in timed if obs["action_mask"].sum() > 1])
     finally:
         torch.set_num_threads(threads)
 

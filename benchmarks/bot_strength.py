@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+from timing import timed_decisions
 
-from hanamikoji_env import env
 from hanamikoji_env.bots import HeuristicBot, SearchBot
 from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.tournament import format_table, run_tournament, write_outputs
@@ -26,33 +26,12 @@ TARGETS = [("heuristic", "random", 0.85), ("search", "random", 0.90), ("search",
 
 def search_timing(games: int, seed: int = 0) -> dict[str, float]:
     """Milliseconds per SearchBot decision, all decisions and those it searched."""
-    search, heuristic = SearchBot(seed), HeuristicBot(seed + 1)
     all_ms, searched_ms = [], []
-    for g in range(games):
-        e = env()
-        e.reset(seed=10_000 + g)
-        seats = (
-            {"player_0": search, "player_1": heuristic}
-            if g % 2 == 0
-            else {"player_0": heuristic, "player_1": search}
-        )
-        search.reset(seed=g)
-        heuristic.reset(seed=g)
-        for agent in e.agent_iter():
-            obs, _, term, trunc, _ = e.last()
-            if term or trunc:
-                e.step(None)
-                continue
-            bot = seats[agent]
-            t = time.perf_counter()
-            a = bot.act(obs)
-            if bot is search:
-                ms = 1000 * (time.perf_counter() - t)
-                all_ms.append(ms)
-                phase = int(np.argmax(obs["observation"][:7]))
-                if obs["action_mask"].sum() > 1 and phase != 1:  # token, split or answer with a choice
-                    searched_ms.append(ms)
-            e.step(a)
+    for obs, ms in timed_decisions(SearchBot(seed), HeuristicBot(seed + 1), games, first_deal=10_000):
+        all_ms.append(ms)
+        phase = int(np.argmax(obs["observation"][:7]))
+        if obs["action_mask"].sum() > 1 and phase != 1:  # token, split or answer with a choice
+            searched_ms.append(ms)
     a, s = np.array(all_ms), np.array(searched_ms)
     return {
         "decisions": len(a),
