@@ -87,24 +87,17 @@ class PlayerSpec:
             from hanamikoji_env.bots.policy import PolicyBot
 
             return PolicyBot(self.options["ckpt"], seed=seed, greedy=False, device=device)
-        if self.kind == "rollout":
+        if self.kind in ("rollout", "psearch"):  # a search over a .pt policy
+            from hanamikoji_env.bots.psearch import PolicySearchBot
             from hanamikoji_env.bots.rollout import RolloutBot
 
             options = dict(self.options)
-            return RolloutBot(options.pop("ckpt"), seed=seed, round_limit=round_limit, **options)
-        if self.kind == "psearch":
-            from hanamikoji_env.bots.psearch import PolicySearchBot
-
-            options = dict(self.options)
-            return PolicySearchBot(options.pop("ckpt"), seed=seed, round_limit=round_limit, **options)
+            search = {"rollout": RolloutBot, "psearch": PolicySearchBot}[self.kind]
+            return search(options.pop("ckpt"), seed=seed, round_limit=round_limit, **options)
         from hanamikoji_env.bots.heuristic import HeuristicBot
         from hanamikoji_env.bots.random import RandomBot
 
         return {"random": RandomBot, "heuristic": HeuristicBot}[self.kind](seed=seed, **self.options)
-
-    @property
-    def loads_a_file(self) -> bool:
-        return self.kind in ("ckpt", "rollout", "sampled", "psearch")
 
 
 def parse_player(spec: str, load: bool = True) -> PlayerSpec:
