@@ -220,7 +220,7 @@ class HanamikojiState(pyspiel.State):
             raise ValueError("resampling is for the player to move")
         obs = np.empty(OBS_SIZE, dtype=np.float32)
         self.encode(player, obs)
-        world = determinize(decode(obs), rng, self._limit)  # the player as seat 0
+        world = determinize(obs, rng, self._limit)  # the player as seat 0
         twin = self.clone()
         twin._set_position(world if player == 0 else swap_seats(world))
         return twin

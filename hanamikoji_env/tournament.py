@@ -77,6 +77,7 @@ class Task(NamedTuple):
     round_limit: int | None
     keep_records: bool = False
     device: str = "cpu"
+    batch: bool = True
 
 
 Result = tuple[int, int, int, float, int, str | None]
@@ -85,28 +86,94 @@ Result = tuple[int, int, int, float, int, str | None]
 
 def _worker(task: Task) -> list[Result]:
     """Play the task's deals (both seatings); the game records too when it asks for them."""
-    pair, spec_a, spec_b, deals, seed, round_limit, keep_records, device = task
-    out = []
-    for spec in (spec_a, spec_b):
+    round_limit = task.round_limit
+    for spec in (task.spec_a, task.spec_b):
         if (spec.spec, round_limit) not in _BOTS:
-            _BOTS[(spec.spec, round_limit)] = spec.make(seed, round_limit, device)
-    a, b = _BOTS[(spec_a.spec, round_limit)], _BOTS[(spec_b.spec, round_limit)]
-    for deal in deals:
-        deal_seed = seed * 1_000_003 + deal
+            _BOTS[(spec.spec, round_limit)] = spec.make(task.seed, round_limit, task.device)
+    a, b = _BOTS[(task.spec_a.spec, round_limit)], _BOTS[(task.spec_b.spec, round_limit)]
+    if task.batch and a.batched and b.batched:
+        return _play_lockstep(task, a, b)
+    out = []
+    for deal in task.deals:
         for a_seat in (0, 1):
-            game_seed = (deal_seed * 4 + a_seat) * 7919 + pair
+            deal_seed, game_seed = _seeds(task, deal, a_seat)
             a.reset(seed=game_seed)
             b.reset(seed=game_seed + 1)
-            bots = (a, b) if a_seat == 0 else (b, a)
-            e = _play(bots, deal_seed, round_limit)
-            history = e.history()
-            r0, rounds = history.rewards[0], history.round
-            record = None
-            if keep_records:
-                specs = (spec_a.spec, spec_b.spec) if a_seat == 0 else (spec_b.spec, spec_a.spec)
-                meta: records.Meta = {"source": "hanamikoji-eval", "seed": seed, "deal": deal}
-                record = records.from_env(e, specs, meta).to_json()
-            out.append((pair, deal, a_seat, r0 if a_seat == 0 else -r0, rounds, record))
+            e = _play((a, b) if a_seat == 0 else (b, a), deal_seed, round_limit)
+            out.append(_result(task, e, deal, a_seat))
+    return out
+
+
+def _seeds(task: Task, deal: int, a_seat: int) -> tuple[int, int]:
+    """The deal's seed (the env's) and the game's seed (player A's; B's is one more)."""
+    deal_seed = task.seed * 1_000_003 + deal
+    return deal_seed, (deal_seed * 4 + a_seat) * 7919 + task.pair
+
+
+def _result(task: Task, e: raw_env, deal: int, a_seat: int) -> Result:
+    history = e.history()
+    r0 = history.rewards[0]
+    record = None
+    if task.keep_records:
+        a, b = task.spec_a.spec, task.spec_b.spec
+        meta: records.Meta = {"source": "hanamikoji-eval", "seed": task.seed, "deal": deal}
+        record = records.from_env(e, (a, b) if a_seat == 0 else (b, a), meta).to_json()
+    return (task.pair, deal, a_seat, r0 if a_seat == 0 else -r0, history.round, record)
+
+
+def _pending(e: raw_env) -> dict[str, np.ndarray] | None:
+    """The observation of the agent to act in ``e``, or None once the game is over (the
+    agents' closing ``step(None)`` done)."""
+    while e.agents:
+        obs, _, term, trunc, _ = e.last()
+        if not (term or trunc):
+            return obs
+        e.step(None)
+    return None
+
+
+def _play_lockstep(task: Task, a: Bot, b: Bot) -> list[Result]:
+    """The task's games all at once, each on its own AEC env: every step, each player makes its
+    moves in all the games where it is to act with one ``act_batch`` call, game ``g`` with the
+    generator and game state a bot of its own would have (seeded like :func:`_worker`'s
+    ``reset``), so every game is the one the one-game-at-a-time path plays."""
+    games = [(deal, a_seat) for deal in task.deals for a_seat in (0, 1)]
+    envs, rngs = [], ([], [])
+    for deal, a_seat in games:
+        deal_seed, game_seed = _seeds(task, deal, a_seat)
+        e = raw_env(round_limit=task.round_limit)
+        e.reset(seed=deal_seed)
+        envs.append(e)
+        rngs[0].append(np.random.default_rng(game_seed))
+        rngs[1].append(np.random.default_rng(game_seed + 1))
+    states: tuple[list[tuple[int, ...]], list[tuple[int, ...]]] = ([()] * len(games), [()] * len(games))
+    out: list[Result] = []
+    live = list(range(len(games)))
+    while live:
+        waiting: tuple[list[int], list[int]] = ([], [])
+        views: tuple[list[dict[str, np.ndarray]], list[dict[str, np.ndarray]]] = ([], [])
+        for g in live:
+            obs = _pending(envs[g])
+            if obs is None:
+                out.append(_result(task, envs[g], *games[g]))
+                continue
+            who = 0 if envs[g].agent_selection == f"player_{games[g][1]}" else 1
+            waiting[who].append(g)
+            views[who].append(obs)
+        for who, bot in enumerate((a, b)):
+            if not waiting[who]:
+                continue
+            own = [states[who][g] for g in waiting[who]]
+            actions = bot.act_batch(
+                np.stack([v["observation"] for v in views[who]]),
+                np.stack([v["action_mask"] for v in views[who]]),
+                rngs=[rngs[who][g] for g in waiting[who]],
+                states=own,
+            )
+            for g, action, state in zip(waiting[who], actions, own, strict=True):
+                states[who][g] = state
+                envs[g].step(int(action))
+        live = waiting[0] + waiting[1]
     return out
 
 
@@ -156,6 +223,7 @@ def run_tournament(
     backend: str = "local",
     address: str | None = None,
     device: str = "cpu",
+    batch: bool = True,
 ) -> dict[str, Any]:
     """Play every pair ``games`` games (``games / 2`` deals, both seatings) and summarise.
 
@@ -164,7 +232,10 @@ def run_tournament(
     game's record to, as ``games.jsonl`` (see :mod:`hanamikoji_env.records`), in the order
     pair, deal, seating.  ``backend="ray"`` spreads the games over a Ray cluster (``address``, or
     a local Ray with ``workers`` CPUs): the same deals and seeds, so the same results.
-    ``device``: where checkpoint players' networks run."""
+    ``device``: where checkpoint players' networks run.  ``batch``: a pair whose players both
+    play batches (``Bot.batched``: random, heuristic, search, checkpoints) plays each task's
+    games in lockstep, one ``act_batch`` call per player and step; the same games as one at a
+    time (``batch=False``), only faster."""
     if games < 2 or games % 2:
         raise ValueError(f"games must be a positive even number (each deal is played twice), got {games}")
     if len(players) < 2:
@@ -178,7 +249,7 @@ def run_tournament(
     # about 8 tasks per worker, at most 25 deals each, so the progress bar moves
     chunk = max(1, min(25, deals * len(pairs) // (8 * workers)))
     tasks = [
-        Task(k, players[i], players[j], d, seed, round_limit, save_games is not None, device)
+        Task(k, players[i], players[j], d, seed, round_limit, save_games is not None, device, batch)
         for k, (i, j) in enumerate(pairs)
         for d in _chunks(deals, chunk)
     ]

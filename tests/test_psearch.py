@@ -11,7 +11,7 @@ from hanamikoji_env import rules
 from hanamikoji_env.bots.psearch import PolicySearchBot
 from hanamikoji_env.bots.search import determinize
 from hanamikoji_env.nn import PolicyNet, sample_actions
-from hanamikoji_env.observation import decode, encode
+from hanamikoji_env.observation import encode
 from hanamikoji_env.rules import Phase
 from hanamikoji_env.simulate import PLAYOUT_STEPS
 
@@ -38,7 +38,7 @@ def state_value(state: rules.State) -> float:
 def reference_q(bot: PolicySearchBot, vector: np.ndarray, candidates: np.ndarray) -> np.ndarray:
     """PolicySearchBot's values the plain way: one game at a time on the readable rules, the policy
     asked one position at a time (same random draws as ``q_values``)."""
-    states = [determinize(decode(vector), bot.rng, bot.round_limit) for _ in range(bot.samples)]
+    states = [determinize(vector, bot.rng, bot.round_limit) for _ in range(bot.samples)]
     uniforms = bot.rng.random((bot.samples, PLAYOUT_STEPS))
     q = []
     for c in candidates:

@@ -12,7 +12,6 @@ from hanamikoji_env.bots.rollout import FUTURE_DECKS, OPPONENT_UNIFORMS, Rollout
 from hanamikoji_env.bots.search import determinize
 from hanamikoji_env.engine import rows_from_states
 from hanamikoji_env.nn import PolicyNet, save_checkpoint
-from hanamikoji_env.observation import decode
 from hanamikoji_env.rules import FULL_DECK
 from hanamikoji_env.vector import VectorHanamikoji, uniform_actions
 
@@ -30,7 +29,7 @@ def reference_q(bot: RolloutBot, vector: np.ndarray, mask: np.ndarray) -> np.nda
     each counted at its first end (same random draws as RolloutBot.q_values)."""
     legal = np.flatnonzero(mask)
     n, k = bot.samples, len(legal)
-    base = rows_from_states([determinize(decode(vector), bot.rng, bot.round_limit) for _ in range(n)])
+    base = rows_from_states([determinize(vector, bot.rng, bot.round_limit) for _ in range(n)])
     decks = np.asarray(FULL_DECK, np.int8)[np.argsort(bot.rng.random((n, FUTURE_DECKS, 21)), axis=2)]
     uniforms = bot.rng.random((n, OPPONENT_UNIFORMS))
     engine = VectorHanamikoji(k * n, round_limit=bot.round_limit)

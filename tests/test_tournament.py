@@ -11,14 +11,18 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from hanamikoji_env.bots import HeuristicBot
 from hanamikoji_env.bots.spec import PlayerSpec, parse_player
 from hanamikoji_env.nn import PolicyNet, save_checkpoint
 from hanamikoji_env.stats import bradley_terry, wilson
 from hanamikoji_env.tournament import SCHEMA, Task, _worker, main, run_tournament
+
+CHECKPOINT = Path(__file__).parents[1] / "checkpoints" / "ppo_selfplay.pt"
 
 
 @pytest.mark.parametrize(
@@ -147,6 +151,36 @@ def test_every_deal_is_played_with_both_seatings() -> None:
     # the same deals for another pair (same deal seeds), and deterministic
     again = _worker(Task(0, a, b, [3, 4], 9, None))
     assert again == out
+
+
+def test_batched_pairs_play_the_games_of_one_game_at_a_time(tmp_path) -> None:
+    """Lockstep batches (every pair here: all four players batch) give the same results and the
+    same game records, byte for byte, as playing each game alone with reset bots."""
+    players = [parse_player(s) for s in ("random", "heuristic", "search:samples=12,candidates=3")]
+    players.append(parse_player(f"sampled:ckpt={CHECKPOINT}"))
+    out = {}
+    for batch in (True, False):
+        folder = tmp_path / str(batch)
+        results = run_tournament(
+            players, 8, seed=4, workers=1, progress=False, save_games=folder, batch=batch
+        )
+        out[batch] = (results, (folder / "games.jsonl").read_text())
+    assert out[True] == out[False]
+    assert out[True][1].count("\n") == 6 * 8
+
+
+def test_a_pair_with_a_bot_that_cannot_batch_plays_one_game_at_a_time(monkeypatch) -> None:
+    """Only pairs of batching players take the lockstep path."""
+    import hanamikoji_env.tournament as tournament
+
+    calls = []
+    monkeypatch.setattr(tournament, "_play_lockstep", lambda *a: calls.append(a) or [])
+    a, b = parse_player("random"), parse_player("heuristic")
+    _worker(Task(0, a, b, [1], 9, None))
+    assert len(calls) == 1
+    monkeypatch.setattr(HeuristicBot, "batched", False)
+    _worker(Task(1, a, b, [1], 9, None, batch=True))
+    assert len(calls) == 1
 
 
 def test_tournament_rejects_bad_arguments() -> None:

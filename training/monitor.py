@@ -7,7 +7,7 @@ import torch
 
 from hanamikoji_env.nn import PolicyNet
 from hanamikoji_env.vector import VectorHanamikoji
-from training.selfplay import bot_move, make_bot
+from training.selfplay import bot_moves, make_bot
 
 
 @torch.no_grad()
@@ -30,8 +30,9 @@ def win_rate(
             actions[mine] = logits.argmax(1).numpy()
         over = ~mine & ~np.isnan(result)  # finished games play on (auto-reset): any legal move
         actions[over] = mask[over].argmax(1)
-        for i in np.flatnonzero(~mine & np.isnan(result)):
-            actions[i] = bot_move(bot, obs[i], mask[i], states, int(i))
+        theirs = np.flatnonzero(~mine & np.isnan(result))
+        if theirs.size:
+            actions[theirs] = bot_moves(bot, obs[theirs], mask[theirs], theirs, states)
         obs, mask, to_play, rewards, done, _ = engine.step(actions)
         first = done & np.isnan(result)
         result[first] = rewards[first, my_seat[first]]

@@ -91,14 +91,19 @@ def make_bot(spec: str, seed: int, round_limit: int | None) -> Bot:
     return parse_player(spec).make(seed, round_limit)
 
 
-def bot_move(
-    bot: Bot, obs: np.ndarray, mask: np.ndarray, states: dict[int, tuple[int, ...]], env: int
-) -> int:
-    """``bot``'s move in env ``env``: one bot plays many games, each with its own game state."""
-    bot.set_game_state(states.get(env, ()))
-    action = bot.act({"observation": obs, "action_mask": mask})
-    states[env] = bot.game_state()
-    return action
+def bot_moves(
+    bot: Bot, obs: np.ndarray, mask: np.ndarray, envs: np.ndarray, states: dict[int, tuple[int, ...]]
+) -> np.ndarray:
+    """``bot``'s moves in the games ``envs`` (their rows of ``obs`` and ``mask``): one bot plays
+    many games, each with its own game state in ``states`` (env -> state, updated)."""
+    games = [states.get(int(i), ()) for i in envs]
+    actions = bot.act_batch(obs, mask, states=games)
+    for i, state in zip(envs, games, strict=True):
+        if state:
+            states[int(i)] = state
+        else:
+            states.pop(int(i), None)
+    return actions
 
 
 Sampler = Callable[[PolicyNet, np.ndarray, np.ndarray], np.ndarray]
@@ -145,13 +150,13 @@ class Opponents:
                 actions[sub] = sample(self.pool.nets[code], obs[sub], mask[sub])
             elif isinstance(bot := self.bots[self.schedule.bot_name(code)], RandomBot):
                 actions[sub] = random_actions(mask[sub], rng)
-            elif getattr(bot, "batched", False):  # a frozen checkpoint: one call for all its games
-                bot.seed(int(rng.integers(2**31)))  # its samples (sampled:) from the run's generator
-                actions[sub] = bot.act_batch(obs[sub], mask[sub])
+            elif bot.batched:  # one compiled or network call for all the games it plays
+                bot.seed(int(rng.integers(2**31)))  # its draws from the run's generator
+                actions[sub] = bot_moves(bot, obs[sub], mask[sub], sub, self.bot_states)
             else:
                 for i in sub:
                     bot.seed(int(rng.integers(2**31)))  # each decision's draws from the run's generator
-                    actions[i] = bot_move(bot, obs[i], mask[i], self.bot_states, int(i))
+                    actions[i] = bot_moves(bot, obs[[i]], mask[[i]], np.array([i]), self.bot_states)[0]
 
     def state(self) -> dict[str, object]:
         """For checkpoints (tensors and lists of ints only)."""

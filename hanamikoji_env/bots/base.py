@@ -14,6 +14,14 @@ can play many games at once (a trainer's opponent over thousands of envs): set
 a game's state before the bot acts there, read it back after, and save it with
 a checkpoint.  ``bot.seed(seed)`` re-seeds the bot's generators and keeps the
 game in progress.
+
+Batches: ``bot.act_batch(obs, mask, rngs=None, states=None)`` plays one
+decision in each of many games (``[N, 109]`` observations, ``[N, 23]``
+masks).  ``rngs[i]`` is game ``i``'s generator (the one a bot of its own
+would hold; ``None``: the bot's own for all rows) and ``states[i]`` its game
+state, updated in place, so a batch plays every game exactly as one bot per
+game would.  Bots whose ``batched`` is true do it in one compiled or network
+call; the others play the rows one by one.
 """
 
 from __future__ import annotations
@@ -23,12 +31,15 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from hanamikoji_env.actions import NUM_ACTIONS
+from hanamikoji_env.observation import OBS_HIGH, OBS_SIZE
 
 
 class Bot(ABC):
     """Base class: seeding, input checks and a default ``act_batch``."""
 
     name = "bot"
+    batched = False
+    """True where :meth:`act_batch` is one compiled or network call for the whole batch."""
 
     def __init__(self, seed: int | None = 0) -> None:
         self._seed = seed
@@ -64,11 +75,30 @@ class Bot(ABC):
             )
         return int(action)
 
-    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Actions for a batch (``[N, 109]``, ``[N, 23]``), e.g. from the batch engine."""
-        return np.array(
-            [self.act({"observation": o, "action_mask": m}) for o, m in zip(obs, mask, strict=True)]
-        )
+    def act_batch(
+        self,
+        obs: np.ndarray,
+        mask: np.ndarray,
+        rngs: list[np.random.Generator] | None = None,
+        states: list[tuple[int, ...]] | None = None,
+    ) -> np.ndarray:
+        """Actions for a batch (``[N, 109]``, ``[N, 23]``), e.g. from the batch engine: row ``i``
+        with the generator ``rngs[i]`` and the game state ``states[i]`` (updated in place)."""
+        obs, mask = check_batch(obs, mask)
+        own = self.rng
+        out = np.empty(len(obs), dtype=np.int64)
+        try:
+            for i in range(len(obs)):
+                if rngs is not None:
+                    self.rng = rngs[i]
+                if states is not None:
+                    self.set_game_state(states[i])
+                out[i] = self.act({"observation": obs[i], "action_mask": mask[i]})
+                if states is not None:
+                    states[i] = self.game_state()
+        finally:
+            self.rng = own
+        return out
 
     @abstractmethod
     def _act(self, vector: np.ndarray, mask: np.ndarray) -> int: ...
@@ -91,3 +121,36 @@ def _unpack(obs: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     if not mask.any():
         raise ValueError("the action mask is empty: this agent is not on move")
     return np.asarray(obs["observation"]), mask
+
+
+_DECISION_PHASES = 5
+"""Phases 0..4 of the observation's one-hot are decisions (token, select, split, answers)."""
+
+
+def check_batch(obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A batch of observations and masks as contiguous float32 / int8 arrays, or ``ValueError``
+    naming the first bad row: shapes ``[N, 109]`` and ``[N, 23]``, numeric dtypes, every entry a
+    whole number within the layout's bounds, a decision phase, a 0/1 mask with a legal move."""
+    obs, mask = np.asarray(obs), np.asarray(mask)
+    if obs.ndim != 2 or obs.shape[1] != OBS_SIZE:
+        raise ValueError(f"observations must have shape [N, {OBS_SIZE}], got {obs.shape}")
+    if mask.shape != (obs.shape[0], NUM_ACTIONS):
+        raise ValueError(f"masks must have shape [{obs.shape[0]}, {NUM_ACTIONS}], got {mask.shape}")
+    if obs.dtype.kind not in "fiu" or mask.dtype.kind not in "biu":
+        raise ValueError(
+            f"observations must be numbers and masks ints or bools, got {obs.dtype}, {mask.dtype}"
+        )
+    with np.errstate(invalid="ignore"):
+        bad_obs = ~np.isfinite(obs) | (obs < 0) | (obs > OBS_HIGH) | (obs != np.round(obs))
+    phases = obs[:, :7]
+    bad_phase = ((phases == 1).sum(1) != 1) | (phases[:, _DECISION_PHASES:] != 0).any(1)
+    bad_mask = ((mask != 0) & (mask != 1)).any(1) | ~mask.any(1)
+    for bad, what in (
+        (bad_obs.any(1), "an observation entry that is not a whole number within the layout's bounds"),
+        (bad_phase, "no decision phase"),
+        (bad_mask, "a mask that is not 0/1 with at least one legal move"),
+    ):
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"row {i} of the batch has {what}")
+    return np.ascontiguousarray(obs, dtype=np.float32), np.ascontiguousarray(mask, dtype=np.int8)

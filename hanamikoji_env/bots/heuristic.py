@@ -1,26 +1,39 @@
-"""HeuristicBot: a hand-written strategy, one ply deep over whole turns.
+"""HeuristicBot: a hand-written strategy, one ply deep over whole turns, as compiled kernels.
 
 For every way to play its turn (token, cards, split) the bot scores the
 position that results, assuming the opponent answers a Gift or Competition
-with the choice that is worst for the bot.  A position is scored by
-:func:`evaluate`: per geisha, an expected final margin from the cards already
-placed, the bot's Secret, the cards left in its hand (weighted by how its
-unspent tokens will distribute them), and the cards it has not seen (weighted
-by the share of them the opponent holds or will draw, and how the opponent's
-unspent tokens distribute them); a tie leans to the marker's owner.  The
-margin becomes a probability of holding the geisha, weighted by charm plus a
-bonus for the geisha count.  So it values majorities and charm points, hides
-a card it needs with Secret, trades away cards that cannot matter, offers
-Gifts and Competitions whose every answer is good for it, answers offers by
-the value gained, and tracks the unseen cards.
+with the choice that is worst for the bot.  A position is scored per geisha:
+an expected final margin from the cards already placed, the bot's Secret, the
+cards left in its hand (weighted by how its unspent tokens will distribute
+them), and the cards it has not seen (weighted by the share of them the
+opponent holds or will draw, and how the opponent's unspent tokens distribute
+them); a tie leans to the marker's owner.  The margin becomes a probability of
+holding the geisha, weighted by charm plus a bonus for the geisha count.  So
+it values majorities and charm points, hides a card it needs with Secret,
+trades away cards that cannot matter, offers Gifts and Competitions whose
+every answer is good for it, answers offers by the value gained, and tracks
+the unseen cards.
+
+Ties: scores within :data:`TIE_TOL` of the best tie, and the first in
+enumeration order wins: tokens in id order, then card multisets in
+lexicographic order (one token's best must beat an earlier token's by more
+than the tolerance), splits and Gift answers in action-id order; a
+Competition answer takes set A unless set B scores higher by more than the tolerance.  The bot
+draws no random numbers.
+
+This module is the one implementation that plays: numba kernels over
+observation rows, a whole batch in one call (:func:`heuristic_actions`);
+:class:`HeuristicBot` plays one row through the same kernel, and
+:class:`~hanamikoji_env.bots.search.SearchBot` takes its candidate plans from
+:func:`plans_row`.  :mod:`hanamikoji_env.bots.heuristic_reference` is the same
+strategy as readable numpy, the test reference (``tests/test_heuristic.py``
+compares the two over 100,000 positions).
 """
 
 from __future__ import annotations
 
-import itertools
-from functools import lru_cache
-
 import numpy as np
+from numba import njit, prange
 
 from hanamikoji_env.actions import (
     CARD_BASE,
@@ -29,211 +42,467 @@ from hanamikoji_env.actions import (
     COMPETITION,
     GIFT,
     GIFT_TAKE_BASE,
+    NUM_ACTIONS,
+    NUM_TOKENS,
     SECRET,
     SPLIT_BASE,
     SPLITS,
     TOKEN_SIZES,
     TRADEOFF,
 )
-from hanamikoji_env.bots.base import Bot
-from hanamikoji_env.observation import InfoSet, decode
-from hanamikoji_env.rules import VALUES, Phase, cards_of
+from hanamikoji_env.bots.base import Bot, check_batch
+from hanamikoji_env.engine import COMP_PHASE, GIFT_PHASE, SELECT_PHASE, SPLIT_PHASE, TOKEN_PHASE
+from hanamikoji_env.observation import (
+    O_HAND,
+    O_M_ME,
+    O_M_OPP,
+    O_OFFER,
+    O_P_ME,
+    O_P_OPP,
+    O_PHASE,
+    O_S_ME,
+    O_S_OPP,
+    O_SECRET,
+    O_SEL,
+    O_SET_A,
+    O_SET_B,
+    O_TOKEN,
+    O_UNSEEN,
+)
+from hanamikoji_env.rules import NUM_GEISHAS, VALUES
 
-_V = np.array(VALUES, dtype=np.float64)
-WEIGHTS = _V + 1.5
+WEIGHTS = np.array(VALUES, dtype=np.float64) + 1.5
 """Charm value plus a bonus for the geisha count (4 geishas also win)."""
 SHARPNESS = 1.6
 """How sharply an expected margin turns into a probability of holding a geisha."""
 TIE_LEAN = 0.45
 """Margin credited to the current owner of a marker (ties do not move it)."""
+TIE_TOL = 1e-9
+"""Scores this close to the best tie (the first in enumeration order wins)."""
+
+MAX_PLANS = 128
+"""More than the whole-turn plans of any hand (7 + 21 + 35 + 35 for a 7-card hand)."""
+
+_SIZES = np.array(TOKEN_SIZES, dtype=np.int64)
+_SPLITS = np.array(SPLITS, dtype=np.int64)
+_VALUES = np.array(VALUES, dtype=np.int64)
+
+# ----------------------------------------------------- reading a row ---
 
 
-def net_share(tokens: list[int]) -> float:
-    """Expected (to me - to the opponent) per card used by ``tokens``."""
-    cards = sum(TOKEN_SIZES[t] for t in tokens)
-    if not cards:
+@njit(cache=True)
+def _n(o, k):
+    """Entry ``k`` of observation row ``o`` as an int."""
+    return int(o[k] + 0.5)
+
+
+@njit(cache=True)
+def decision_phase(o):
+    """The phase of observation row ``o`` (its one-hot), -1 if it has none."""
+    for p in range(7):
+        if o[O_PHASE + p] > 0.5:
+            return p
+    return -1
+
+
+@njit(cache=True)
+def one_hot(o, at, width):
+    """The index of the 1 in ``o[at : at + width]``, -1 if none."""
+    for k in range(width):
+        if o[at + k] > 0.5:
+            return k
+    return -1
+
+
+@njit(cache=True)
+def cards(o, at, out):
+    """The sorted geisha ids of the counts ``o[at : at + 7]`` into ``out``; returns how many."""
+    n = 0
+    for g in range(NUM_GEISHAS):
+        for _ in range(_n(o, at + g)):
+            if n < out.shape[0]:
+                out[n] = g
+            n += 1
+    return n
+
+
+# ----------------------------------------------------- the evaluation ---
+
+
+@njit(cache=True)
+def _share(live):
+    """Expected (to me - to the opponent) per card used by the tokens flagged in ``live``."""
+    used = 0
+    for t in range(NUM_TOKENS):
+        if live[t]:
+            used += _SIZES[t]
+    if used == 0:
         return 0.0
-    return ((SECRET in tokens) * 1.0 + (GIFT in tokens) * 1.0) / cards
+    return (float(live[SECRET]) + float(live[GIFT])) / used
 
 
-class Position:
-    """The constant parts of the evaluation for one decision."""
+@njit(cache=True)
+def position(o, phase, pos):
+    """The constant parts of the evaluation of one decision into ``pos`` ``[3, 7]``: the base
+    margin, the tie lean and my hand."""
+    total = 0.0
+    for g in range(NUM_GEISHAS):
+        total += o[O_UNSEEN + g]
+    total = max(total, 1.0)
+    live = np.zeros(NUM_TOKENS, dtype=np.int64)
+    future = 0
+    for t in range(NUM_TOKENS):
+        live[t] = 1 - _n(o, O_S_OPP + t)
+    # the opponent's current token is in play when I answer, not in its future
+    if phase == GIFT_PHASE:
+        live[GIFT] = 0
+    elif phase == COMP_PHASE:
+        live[COMPETITION] = 0
+    for t in range(NUM_TOKENS):
+        if live[t]:
+            future += _SIZES[t]
+    # its hand and future draws are exactly the cards its unspent tokens will use
+    ratio = min(float(future), total) / total
+    share = _share(live)
+    secret_placed = _n(o, O_S_OPP + SECRET) == 1
+    for g in range(NUM_GEISHAS):
+        unseen = float(o[O_UNSEEN + g])
+        v = float(o[O_P_ME + g]) - float(o[O_P_OPP + g]) - unseen * ratio * share
+        if secret_placed:  # its hidden Secret is one of the unseen cards
+            v -= unseen / total
+        pos[0, g] = v
+        pos[1, g] = TIE_LEAN if o[O_M_ME + g] > 0.5 else (-TIE_LEAN if o[O_M_OPP + g] > 0.5 else 0.0)
+        pos[2, g] = float(o[O_HAND + g])
+    secret = one_hot(o, O_SECRET, NUM_GEISHAS)
+    if secret >= 0:
+        pos[0, secret] += 1.0
 
-    def __init__(self, info: InfoSet) -> None:
-        self.info = info
-        unseen = np.array(info.unseen, dtype=np.float64)
-        total = max(unseen.sum(), 1.0)
-        opp_live = [t for t in range(4) if not info.spent_opp[t]]
-        answering = info.phase in (Phase.GIFT_ANSWER, Phase.COMP_ANSWER)
-        if answering:  # the opponent's current token is in play, not in the future
-            opp_live = [
-                t for t in opp_live if t != (GIFT if info.phase == Phase.GIFT_ANSWER else COMPETITION)
-            ]
-        # its hand and future draws are exactly the cards its unspent tokens will use
-        opp_future_cards = min(sum(TOKEN_SIZES[t] for t in opp_live), total)
-        # the opponent's expected share of each unseen geisha, and its placed (hidden) Secret
-        opp_cards = unseen * (opp_future_cards / total)
-        opp_secret = unseen / total if info.spent_opp[SECRET] else 0.0
-        self.base = (
-            np.array(info.placed_me, dtype=np.float64)
-            - np.array(info.placed_opp, dtype=np.float64)
-            - opp_cards * net_share(opp_live)
-            - opp_secret
+
+@njit(cache=True)
+def _term(pos, g, to_me, to_opp, used, share):
+    """Geisha ``g``'s part of :func:`value`."""
+    margin = pos[0, g] + to_me - to_opp + (pos[2, g] - used) * share + pos[1, g]
+    p = 1.0 / (1.0 + np.exp(-SHARPNESS * margin))
+    return (2.0 * p - 1.0) * WEIGHTS[g]
+
+
+@njit(cache=True)
+def value(pos, to_me, to_opp, used, share):
+    """Score of one outcome: cards placed on each side and taken from my hand, my unspent
+    tokens distributing the rest of my hand at ``share``."""
+    total = 0.0
+    for g in range(NUM_GEISHAS):
+        total += _term(pos, g, to_me[g], to_opp[g], used[g], share)
+    return total
+
+
+@njit(cache=True)
+def _memo_value(pos, to_me, to_opp, used, share, memo):
+    """:func:`value`, each geisha's term computed once per (cards to me, to the opponent, from
+    my hand) and kept in ``memo`` (``[7, 5, 3, 5]``, NaN where not yet computed, for one
+    ``share``): the same numbers, with a few dozen exponentials per decision instead of
+    thousands."""
+    total = 0.0
+    for g in range(NUM_GEISHAS):
+        t = memo[g, int(to_me[g]), int(to_opp[g]), int(used[g])]
+        if np.isnan(t):
+            t = _term(pos, g, to_me[g], to_opp[g], used[g], share)
+            memo[g, int(to_me[g]), int(to_opp[g]), int(used[g])] = t
+        total += t
+    return total
+
+
+@njit(cache=True)
+def _my_share(o, token):
+    """The share of my tokens still unspent after ``token`` (-1: none is being played)."""
+    used = 0
+    gain = 0.0
+    for t in range(NUM_TOKENS):
+        if t != token and _n(o, O_S_ME + t) == 0:
+            used += _SIZES[t]
+            if t in (SECRET, GIFT):
+                gain += 1.0
+    return gain / used if used else 0.0
+
+
+@njit(cache=True)
+def _score_option(pos, token, c, share, used, to_me, to_opp, memo):
+    """The score of playing ``token`` with the sorted cards ``c``, the opponent answering a Gift
+    or Competition with what is worst for me."""
+    used[:] = 0.0
+    for k in range(_SIZES[token]):
+        used[c[k]] += 1.0
+    if token == SECRET:
+        to_opp[:] = 0.0
+        return _memo_value(pos, used, to_opp, used, share, memo)
+    if token == TRADEOFF:
+        to_me[:] = 0.0
+        return _memo_value(pos, to_me, to_me, used, share, memo)
+    if token == GIFT:  # the opponent takes the card that is worst for me
+        worst = np.inf
+        for k in range(_SIZES[GIFT]):
+            if k > 0 and c[k] == c[k - 1]:
+                continue
+            to_me[:] = used
+            to_me[c[k]] -= 1.0
+            to_opp[:] = 0.0
+            to_opp[c[k]] = 1.0
+            worst = min(worst, _memo_value(pos, to_me, to_opp, used, share, memo))
+        return worst
+    # Competition: my best split, then the opponent's worst-for-me set
+    best = -np.inf
+    for k in range(_SPLITS.shape[0]):
+        to_me[:] = 0.0  # set A
+        to_opp[:] = 0.0  # set B
+        to_me[c[_SPLITS[k, 0]]] += 1.0
+        to_me[c[_SPLITS[k, 1]]] += 1.0
+        to_opp[c[_SPLITS[k, 2]]] += 1.0
+        to_opp[c[_SPLITS[k, 3]]] += 1.0
+        they_take_a = _memo_value(pos, to_opp, to_me, used, share, memo)
+        they_take_b = _memo_value(pos, to_me, to_opp, used, share, memo)
+        best = max(best, min(they_take_a, they_take_b))
+    return best
+
+
+@njit(cache=True)
+def plans_row(o, pos, tokens, prefix, n_prefix, plan_token, plan_cards, plan_score):
+    """Every whole-turn plan of the tokens flagged in ``tokens`` whose cards start with
+    ``prefix[:n_prefix]``, with its score: written to ``plan_token``, ``plan_cards`` (sorted,
+    -1 padded) and ``plan_score`` in enumeration order (tokens in id order, card multisets in
+    lexicographic order); returns how many (-1 if the prefix is not in my hand)."""
+    hand = np.zeros(NUM_GEISHAS, dtype=np.int64)
+    for g in range(NUM_GEISHAS):
+        hand[g] = _n(o, O_HAND + g)
+    for k in range(n_prefix):
+        hand[prefix[k]] -= 1
+        if hand[prefix[k]] < 0 or (k > 0 and prefix[k] < prefix[k - 1]):
+            return -1
+    seq = np.full(4, -1, dtype=np.int64)
+    cur = np.zeros(5, dtype=np.int64)
+    used, to_me, to_opp = np.zeros(NUM_GEISHAS), np.zeros(NUM_GEISHAS), np.zeros(NUM_GEISHAS)
+    memo = np.empty((NUM_GEISHAS, 5, 3, 5))
+    count = 0
+    for token in range(NUM_TOKENS):
+        if not tokens[token]:
+            continue
+        size = _SIZES[token]
+        if n_prefix >= size:
+            return -1
+        share = _my_share(o, token)
+        memo[:] = np.nan
+        seq[:] = -1
+        seq[:n_prefix] = prefix[:n_prefix]
+        # non-decreasing card sequences in lexicographic order: a depth-first walk
+        at = n_prefix
+        cur[at] = prefix[n_prefix - 1] if n_prefix > 0 else 0
+        while at >= n_prefix:
+            g = cur[at]
+            if g >= NUM_GEISHAS:  # this depth is exhausted: back up one card
+                at -= 1
+                if at >= n_prefix:
+                    hand[seq[at]] += 1
+                    cur[at] = seq[at] + 1
+                continue
+            if hand[g] == 0:
+                cur[at] = g + 1
+                continue
+            seq[at] = g
+            if at + 1 == size:
+                if count == plan_token.shape[0]:
+                    return -1
+                plan_token[count] = token
+                plan_cards[count, :] = seq
+                plan_score[count] = _score_option(pos, token, seq, share, used, to_me, to_opp, memo)
+                count += 1
+                cur[at] = g + 1
+            else:
+                hand[g] -= 1
+                at += 1
+                cur[at] = g
+        for k in range(n_prefix, 4):
+            seq[k] = -1
+    return count
+
+
+@njit(cache=True)
+def best_plan(plan_token, plan_score, count):
+    """The heuristic's plan among ``count`` listed plans (the module docstring's tie rule)."""
+    best = -1
+    start = 0
+    while start < count:
+        stop = start
+        top = -np.inf
+        while stop < count and plan_token[stop] == plan_token[start]:
+            top = max(top, plan_score[stop])
+            stop += 1
+        for j in range(start, stop):  # this token's best: the first within the tolerance
+            if plan_score[j] >= top - TIE_TOL:
+                if best < 0 or plan_score[j] > plan_score[best] + TIE_TOL:
+                    best = j
+                break
+        start = stop
+    return best
+
+
+@njit(cache=True)
+def _split(o, pos, mask):
+    offer = np.zeros(4, dtype=np.int64)
+    if cards(o, O_OFFER, offer) != 4:
+        return -1
+    share = _my_share(o, COMPETITION)
+    a = np.zeros(NUM_GEISHAS)
+    b = np.zeros(NUM_GEISHAS)
+    zero = np.zeros(NUM_GEISHAS)
+    best, best_score = -1, -np.inf
+    for k in range(_SPLITS.shape[0]):
+        if not mask[SPLIT_BASE + k]:
+            continue
+        a[:] = 0.0
+        b[:] = 0.0
+        a[offer[_SPLITS[k, 0]]] += 1.0
+        a[offer[_SPLITS[k, 1]]] += 1.0
+        b[offer[_SPLITS[k, 2]]] += 1.0
+        b[offer[_SPLITS[k, 3]]] += 1.0
+        score = min(value(pos, b, a, zero, share), value(pos, a, b, zero, share))
+        if score > best_score + TIE_TOL:
+            best, best_score = k, score
+    return SPLIT_BASE + best if best >= 0 else -1
+
+
+@njit(cache=True)
+def _gift_answer(o, pos):
+    share = _my_share(o, -1)
+    to_me = np.zeros(NUM_GEISHAS)
+    to_opp = np.zeros(NUM_GEISHAS)
+    zero = np.zeros(NUM_GEISHAS)
+    scores = np.full(NUM_GEISHAS, -np.inf)
+    top = -np.inf
+    for g in range(NUM_GEISHAS):
+        if _n(o, O_OFFER + g) == 0:
+            continue
+        for h in range(NUM_GEISHAS):
+            to_me[h] = 0.0
+            to_opp[h] = o[O_OFFER + h]
+        to_me[g] = 1.0
+        to_opp[g] -= 1.0
+        scores[g] = value(pos, to_me, to_opp, zero, share)
+        top = max(top, scores[g])
+    for g in range(NUM_GEISHAS):
+        if scores[g] > -np.inf and scores[g] >= top - TIE_TOL:
+            return GIFT_TAKE_BASE + g
+    return -1
+
+
+@njit(cache=True)
+def _competition_answer(o, pos, mask):
+    share = _my_share(o, -1)
+    a = np.zeros(NUM_GEISHAS)
+    b = np.zeros(NUM_GEISHAS)
+    zero = np.zeros(NUM_GEISHAS)
+    for g in range(NUM_GEISHAS):
+        a[g] = o[O_SET_A + g]
+        b[g] = o[O_SET_B + g]
+    if not mask[COMP_TAKE_B]:
+        return COMP_TAKE_A
+    take_a, take_b = value(pos, a, b, zero, share), value(pos, b, a, zero, share)
+    return COMP_TAKE_A if take_a >= take_b - TIE_TOL else COMP_TAKE_B
+
+
+@njit(cache=True)
+def heuristic_row(o, m):
+    """The heuristic's action for observation row ``o`` and mask ``m`` (-1 if the row is not a
+    consistent decision of the player to move)."""
+    phase = decision_phase(o)
+    pos = np.zeros((3, NUM_GEISHAS))
+    position(o, phase, pos)
+    if phase in (TOKEN_PHASE, SELECT_PHASE):
+        tokens = np.zeros(NUM_TOKENS, dtype=np.int64)
+        prefix = np.zeros(4, dtype=np.int64)
+        n_prefix = 0
+        if phase == TOKEN_PHASE:
+            for t in range(NUM_TOKENS):
+                tokens[t] = m[t]
+        else:
+            token = one_hot(o, O_TOKEN, NUM_TOKENS)
+            if token < 0:
+                return -1
+            tokens[token] = 1
+            n_prefix = cards(o, O_SEL, prefix)
+            if n_prefix >= 4:
+                return -1
+        plan_token = np.zeros(MAX_PLANS, dtype=np.int64)
+        plan_cards = np.zeros((MAX_PLANS, 4), dtype=np.int64)
+        plan_score = np.zeros(MAX_PLANS)
+        count = plans_row(o, pos, tokens, prefix, n_prefix, plan_token, plan_cards, plan_score)
+        if count <= 0:
+            return -1
+        j = best_plan(plan_token, plan_score, count)
+        return plan_token[j] if phase == TOKEN_PHASE else CARD_BASE + plan_cards[j, n_prefix]
+    if phase == SPLIT_PHASE:
+        return _split(o, pos, m)
+    if phase == GIFT_PHASE:
+        return _gift_answer(o, pos)
+    if phase == COMP_PHASE:
+        return _competition_answer(o, pos, m)
+    return -1
+
+
+@njit(cache=True)
+def _heuristic_rows(obs, mask, out):
+    for i in range(obs.shape[0]):
+        out[i] = heuristic_row(obs[i], mask[i])
+
+
+@njit(cache=True, parallel=True)
+def _heuristic_rows_parallel(obs, mask, out):
+    for i in prange(obs.shape[0]):  # rows are independent: the same results on any thread
+        out[i] = heuristic_row(obs[i], mask[i])
+
+
+PARALLEL_ROWS = 256
+"""Batches from this many rows up are spread over numba's threads (smaller ones would wait
+longer for the threads than they save)."""
+
+
+def heuristic_actions(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The heuristic's action for every row of a batch (``[N, 109]`` observations, ``[N, 23]``
+    masks, each the player to move's): one compiled call.  ``ValueError`` naming the row for a
+    malformed batch."""
+    obs, mask = check_batch(obs, mask)
+    out = np.empty(obs.shape[0], dtype=np.int64)
+    (_heuristic_rows_parallel if len(obs) >= PARALLEL_ROWS else _heuristic_rows)(obs, mask, out)
+    return checked_actions(out, mask, "heuristic")
+
+
+def checked_actions(actions: np.ndarray, mask: np.ndarray, bot: str) -> np.ndarray:
+    """``actions`` if every one is legal by its row of ``mask``; else ``ValueError`` naming the
+    first row whose observation was not a consistent decision (the kernel could not play it)."""
+    ok = (actions >= 0) & (actions < NUM_ACTIONS)
+    ok[ok] = mask[np.flatnonzero(ok), actions[ok]] == 1
+    if not ok.all():
+        i = int(np.flatnonzero(~ok)[0])
+        raise ValueError(
+            f"row {i}: the observation is not a consistent decision of the player to move "
+            f"(its mask allows {np.flatnonzero(mask[i]).tolist()}); {bot} cannot play it"
         )
-        markers = np.array(info.markers)
-        self.lean = np.where(markers == 0, TIE_LEAN, np.where(markers == 1, -TIE_LEAN, 0.0))
-        if info.secret >= 0:
-            self.base[info.secret] += 1.0
-        self.hand = np.array(info.hand, dtype=np.float64)
-
-    def value(
-        self, to_me: np.ndarray, to_opp: np.ndarray, used: np.ndarray, my_live: list[int]
-    ) -> np.ndarray:
-        """Scores of ``K`` outcomes: cards placed on each side and taken from my hand (``[K, 7]``)."""
-        hand = self.hand - used
-        margin = self.base + to_me - to_opp + hand * net_share(my_live) + self.lean
-        p = 1.0 / (1.0 + np.exp(-SHARPNESS * margin))
-        return (2.0 * p - 1.0) @ WEIGHTS
-
-
-@lru_cache(maxsize=4096)
-def _multisets(hand: tuple[int, ...], k: int, prefix: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
-    """Sorted k-card multisets from ``hand`` that start with ``prefix``."""
-    cards = [g for g in range(7) for _ in range(hand[g])]
-    out = sorted(set(itertools.combinations(cards, k)))
-    return tuple(c for c in out if c[: len(prefix)] == prefix)
-
-
-def _counts(cards: tuple[int, ...] | list[int]) -> np.ndarray:
-    return np.bincount(np.asarray(cards, dtype=np.int64), minlength=7).astype(np.float64)
-
-
-def _frozen(a: np.ndarray) -> np.ndarray:
-    a.flags.writeable = False  # cached: shared by every call
-    return a
-
-
-@lru_cache(maxsize=4096)
-def _option_counts(options: tuple[tuple[int, ...], ...]) -> np.ndarray:
-    """``[K, 7]``: the cards of each option, per geisha."""
-    return _frozen(np.array([_counts(c) for c in options]))
-
-
-@lru_cache(maxsize=4096)
-def _gift_outcomes(options: tuple[tuple[int, ...], ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every (option, card the opponent takes): cards to me, cards to the opponent, option index."""
-    used = _option_counts(options)
-    to_me, to_opp, groups = [], [], []
-    for j, c in enumerate(options):
-        for g in set(c):
-            take = _counts([g])
-            to_me.append(used[j] - take)
-            to_opp.append(take)
-            groups.append(j)
-    return _frozen(np.array(to_me)), _frozen(np.array(to_opp)), _frozen(np.array(groups))
-
-
-@lru_cache(maxsize=4096)
-def _competition_sets(options: tuple[tuple[int, ...], ...]) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
-    """Per split of :data:`SPLITS`: the two sets of every option, per geisha (``[K, 7]`` each)."""
-    return tuple(
-        (
-            _frozen(np.array([_counts((c[i0], c[i1])) for c in options])),
-            _frozen(np.array([_counts((c[i2], c[i3])) for c in options])),
-        )
-        for i0, i1, i2, i3 in SPLITS
-    )
+    return actions
 
 
 class HeuristicBot(Bot):
     """One-ply turn planner with a hand-written evaluation (see the module docstring)."""
 
     name = "heuristic"
+    batched = True
+    """``act_batch`` is one compiled call for the whole batch."""
 
     def _act(self, vector: np.ndarray, mask: np.ndarray) -> int:
-        info = decode(vector)
-        pos = Position(info)
-        phase = info.phase
-        if phase == Phase.TOKEN:
-            return self.plan(pos, [t for t in range(4) if mask[t]])[0]
-        if phase == Phase.SELECT:
-            plan = self.plan(pos, [info.token], prefix=cards_of(info.selection))
-            return CARD_BASE + plan[1][sum(info.selection)]
-        if phase == Phase.SPLIT:
-            return self._split(pos, cards_of(info.offer), mask)
-        my_live = [t for t in range(4) if not info.spent_me[t]]
-        if phase == Phase.GIFT_ANSWER:
-            offer = cards_of(info.offer)
-            choices = sorted(set(offer))
-            to_me = np.array([_counts([g]) for g in choices])
-            to_opp = np.array([_counts(offer) - _counts([g]) for g in choices])
-            scores = pos.value(to_me, to_opp, np.zeros((len(choices), 7)), my_live)
-            return GIFT_TAKE_BASE + choices[self._argmax(scores)]
-        a, b = np.array(info.set_a, dtype=np.float64), np.array(info.set_b, dtype=np.float64)
-        scores = pos.value(np.array([a, b]), np.array([b, a]), np.zeros((2, 7)), my_live)
-        if not mask[COMP_TAKE_B]:
-            return COMP_TAKE_A
-        return COMP_TAKE_A if scores[0] >= scores[1] else COMP_TAKE_B
+        return int(heuristic_actions(vector[None], mask[None])[0])
 
-    def plan(
-        self, pos: Position, tokens: list[int], prefix: tuple[int, ...] = ()
-    ) -> tuple[int, tuple[int, ...], float]:
-        """The best (token, cards, score) among ``tokens``, with cards starting with ``prefix``."""
-        best: tuple[int, tuple[int, ...], float] | None = None
-        for token in tokens:
-            options, scores = self.options(pos, token, prefix)
-            i = self._argmax(scores)
-            if best is None or scores[i] > best[2] + 1e-9:
-                best = (token, options[i], float(scores[i]))
-        assert best is not None
-        return best
-
-    def options(
-        self, pos: Position, token: int, prefix: tuple[int, ...] = ()
-    ) -> tuple[tuple[tuple[int, ...], ...], np.ndarray]:
-        """Every card multiset ``token`` can play (starting with ``prefix``) and its score."""
-        my_live = [t for t in range(4) if not pos.info.spent_me[t] and t != token]
-        options = _multisets(pos.info.hand, TOKEN_SIZES[token], prefix)
-        return options, self._score_token(pos, token, options, my_live)
-
-    def _score_token(
-        self, pos: Position, token: int, options: tuple[tuple[int, ...], ...], my_live: list[int]
+    def act_batch(
+        self,
+        obs: np.ndarray,
+        mask: np.ndarray,
+        rngs: list[np.random.Generator] | None = None,
+        states: list[tuple[int, ...]] | None = None,
     ) -> np.ndarray:
-        used = _option_counts(options)
-        zero = np.zeros_like(used)
-        if token == SECRET:
-            return pos.value(used, zero, used, my_live)
-        if token == TRADEOFF:
-            return pos.value(zero, zero, used, my_live)
-        if token == GIFT:  # the opponent takes the card that is worst for me
-            to_me, to_opp, groups = _gift_outcomes(options)
-            v = pos.value(to_me, to_opp, used[groups], my_live)
-            return _group_min(v, groups, len(options))
-        # Competition: my best split, then the opponent's worst-for-me set
-        scores = np.full(len(options), -np.inf)
-        for a, b in _competition_sets(options):
-            they_take_a = pos.value(b, a, used, my_live)
-            they_take_b = pos.value(a, b, used, my_live)
-            scores = np.maximum(scores, np.minimum(they_take_a, they_take_b))
-        return scores
-
-    def _split(self, pos: Position, cards: tuple[int, ...], mask: np.ndarray) -> int:
-        info = pos.info
-        my_live = [t for t in range(4) if not info.spent_me[t] and t != COMPETITION]
-        best, best_score = -1, -np.inf
-        zero = np.zeros((1, 7))
-        for k, (i0, i1, i2, i3) in enumerate(SPLITS):
-            if not mask[SPLIT_BASE + k]:
-                continue
-            a = _counts((cards[i0], cards[i1]))[None]
-            b = _counts((cards[i2], cards[i3]))[None]
-            score = min(pos.value(b, a, zero, my_live)[0], pos.value(a, b, zero, my_live)[0])
-            if score > best_score + 1e-9:
-                best, best_score = k, score
-        return SPLIT_BASE + best
-
-
-def _group_min(values: np.ndarray, groups: np.ndarray, n: int) -> np.ndarray:
-    out = np.full(n, np.inf)
-    np.minimum.at(out, groups, values)
-    return out
+        return heuristic_actions(obs, mask)

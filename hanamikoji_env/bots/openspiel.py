@@ -46,13 +46,12 @@ class OpenSpielBot(Bot):
         from open_spiel.python.algorithms import ismcts, mcts
 
         from hanamikoji_env.bots.search import determinize
-        from hanamikoji_env.observation import decode
         from hanamikoji_env.openspiel import HanamikojiState
 
         legal = np.flatnonzero(mask)
         if len(legal) == 1:
             return int(legal[0])
-        world = determinize(decode(vector), self.rng, self.round_limit)  # this player as seat 0
+        world = determinize(vector, self.rng, self.round_limit)  # this player as seat 0
         state = HanamikojiState.from_position(self.game, world)
         random_state = np.random.RandomState(int(self.rng.integers(2**31)))
         evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=random_state)

@@ -34,7 +34,15 @@ class PolicyBot(Bot):
         return int(self.act_batch(vector[None], mask[None])[0])
 
     @torch.no_grad()
-    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    def act_batch(
+        self,
+        obs: np.ndarray,
+        mask: np.ndarray,
+        rngs: list[np.random.Generator] | None = None,
+        states: list[tuple[int, ...]] | None = None,
+    ) -> np.ndarray:
+        """One network call for the batch; a sampling bot draws row ``i``'s uniform from
+        ``rngs[i]`` (or all from its own generator)."""
         logits, _ = self.model(
             torch.as_tensor(obs, dtype=torch.float32, device=self.device),
             torch.as_tensor(mask, device=self.device),
@@ -42,7 +50,8 @@ class PolicyBot(Bot):
         logits = logits.cpu().numpy().astype(np.float64)
         if self.greedy:
             return logits.argmax(axis=1)
-        return sample_actions(masked_probs(logits), self.rng.random(len(logits)))
+        uniforms = self.rng.random(len(logits)) if rngs is None else np.array([g.random() for g in rngs])
+        return sample_actions(masked_probs(logits), uniforms)
 
     def __repr__(self) -> str:
         return f"PolicyBot({str(self.path)!r}, seed={self._seed}, greedy={self.greedy})"

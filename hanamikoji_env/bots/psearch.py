@@ -39,11 +39,11 @@ import torch
 
 from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.bots.base import Bot
-from hanamikoji_env.bots.search import determinize
+from hanamikoji_env.bots.search import determinized_rows
 from hanamikoji_env.bots.spec import check_option
-from hanamikoji_env.engine import C_PHASE, C_TO_MOVE, ROUND_OVER, rows_from_states
+from hanamikoji_env.engine import C_PHASE, C_TO_MOVE, ROUND_OVER
 from hanamikoji_env.nn import PolicyNet, load_policy, masked_probs, sample_actions
-from hanamikoji_env.observation import OBS_SIZE, decode, encode_rows
+from hanamikoji_env.observation import OBS_SIZE, encode_rows
 from hanamikoji_env.simulate import PLAYOUT_STEPS, apply_sequences, round_values
 
 
@@ -96,8 +96,7 @@ class PolicySearchBot(Bot):
         """Mean round-end value (:func:`~hanamikoji_env.simulate.round_values`) of each candidate
         action for the player to move, over the same determinizations and uniforms."""
         n, k = self.samples, len(candidates)
-        info = decode(vector)
-        base = rows_from_states([determinize(info, self.rng, self.round_limit) for _ in range(n)])
+        base = determinized_rows(vector, self.rng, n)
         rows = np.tile(base, (k, 1))
         ones = np.ones(k * n, dtype=np.int64)
         apply_sequences(rows, np.repeat(candidates, n)[:, None], ones, self.round_limit)

@@ -30,11 +30,9 @@ import numpy as np
 import torch
 
 from hanamikoji_env.bots.base import Bot
-from hanamikoji_env.bots.search import determinize
+from hanamikoji_env.bots.search import determinized_rows
 from hanamikoji_env.bots.spec import check_option
-from hanamikoji_env.engine import rows_from_states
 from hanamikoji_env.nn import PolicyNet, load_policy
-from hanamikoji_env.observation import decode
 from hanamikoji_env.rules import FULL_DECK
 from hanamikoji_env.vector import VectorHanamikoji, uniform_actions
 
@@ -88,9 +86,8 @@ class RolloutBot(Bot):
         legal = np.flatnonzero(mask)
         if len(legal) == 0:
             raise ValueError("no legal action: not this player's decision")
-        info = decode(vector)
         n, k = self.samples, len(legal)
-        base = rows_from_states([determinize(info, self.rng, self.round_limit) for _ in range(n)])
+        base = determinized_rows(vector, self.rng, n)
         decks = np.asarray(FULL_DECK, dtype=np.int8)[
             np.argsort(self.rng.random((n, FUTURE_DECKS, len(FULL_DECK))), axis=2)
         ]

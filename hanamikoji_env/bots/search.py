@@ -1,48 +1,258 @@
-"""SearchBot: determinized Monte Carlo search over whole-turn plans.
+"""SearchBot: determinized Monte Carlo search over whole-turn plans, as compiled kernels.
 
 At each decision that has a choice, the bot
 
 1. lists candidates: at a token decision, the ``candidates`` best whole-turn
-   plans (token and cards) of :class:`~hanamikoji_env.bots.heuristic.HeuristicBot`'s
-   evaluation; at a split or an answer, every legal action;
+   plans (token and cards) of the heuristic's evaluation
+   (:func:`~hanamikoji_env.bots.heuristic.plans_row`, best first, ties in
+   enumeration order); at a split or an answer, every legal action;
 2. samples ``samples`` determinizations: the cards it has not seen are dealt at
    random to the places it cannot see (the opponent's hand, Secret and
    Trade-off, the removed card, the draw pile), consistent with everything in
-   its observation and nothing else;
-3. plays every candidate in every determinization to the end of the round
-   (a playout, :mod:`hanamikoji_env.simulate`, on the engine's compiled kernels),
+   its observation and nothing else (:func:`~hanamikoji_env.simulate.determinize_row`);
+3. plays every candidate in every determinization to the end of the round,
    uniform random moves after the candidate, using the same determinizations
-   and random numbers for every candidate;
+   and random numbers for every candidate (common random numbers);
 4. picks the candidate with the best mean outcome
-   (:func:`~hanamikoji_env.simulate.round_values`: +1 / -1 for a game won or
+   (:func:`~hanamikoji_env.simulate.row_value`: +1 / -1 for a game won or
    lost at that scoring, otherwise half the lead in charm points and geishas
-   the markers give), plus a small share of the heuristic's own score as a prior.
+   the markers give), plus :data:`PRIOR` times the heuristic's own score for a
+   plan; values within 1e-12 of the best tie, and the first candidate wins.
 
 ``samples`` is the budget: more is stronger and slower.  Card selections
-continue the plan chosen at the token decision.
+continue the plan chosen at the token decision (the bot's game state).
+
+One implementation plays: :func:`search_actions` runs the whole algorithm for
+a batch of decisions in one numba call, on the engine of record's kernels.
+Randomness: each decision gets one 64-bit key drawn from the bot's own
+``np.random.Generator`` (or from that game's generator in a batch), which the
+kernel expands with SplitMix64 (numba kernels cannot hold a numpy Generator
+per row), so a game plays the same batched or alone.
+:mod:`hanamikoji_env.bots.search_reference` is the algorithm as it was
+written in Python before, kept to show the compiled bot is as strong.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from numba import njit, prange
 
-from hanamikoji_env.actions import CARD_BASE, COMPETITION, GIFT, SECRET, TRADEOFF
-from hanamikoji_env.bots.base import Bot
-from hanamikoji_env.bots.heuristic import HeuristicBot, Position
+from hanamikoji_env.actions import CARD_BASE, NUM_ACTIONS, NUM_TOKENS
+from hanamikoji_env.bots.base import Bot, check_batch
+from hanamikoji_env.bots.heuristic import (
+    MAX_PLANS,
+    cards,
+    checked_actions,
+    decision_phase,
+    one_hot,
+    plans_row,
+    position,
+)
 from hanamikoji_env.bots.spec import check_option
-from hanamikoji_env.engine import rows_from_states
-from hanamikoji_env.observation import InfoSet, decode
-from hanamikoji_env.rules import Phase, State, cards_of, count_cards
-from hanamikoji_env.simulate import PLAYOUT_STEPS, apply_sequences, playout, round_values
+from hanamikoji_env.engine import SELECT_PHASE, TOKEN_PHASE, WIDTH, state_from_row
+from hanamikoji_env.observation import O_ROUND, O_S_ME, O_S_OPP, O_SEL, O_TOKEN, O_UNSEEN, OBS_SIZE
+from hanamikoji_env.rules import NUM_CARDS, NUM_GEISHAS, State
+from hanamikoji_env.simulate import (
+    PLAYOUT_STEPS,
+    apply_sequence_row,
+    determinize_row,
+    playout_row,
+    row_value,
+)
 
 PRIOR = 0.02
 """Weight of the heuristic score (about -25..25) added to a plan's mean outcome."""
+PLAN_WIDTH = 7
+"""A plan in a batch: round, turn, token, then its cards (-1 padded; all -1: no plan)."""
+_MAX_SEQUENCE = 5  # a token and its 4 cards
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+@njit(cache=True)
+def _uniform(state):
+    """The next uniform in [0, 1) of the SplitMix64 stream ``state`` (a 1-element uint64 array)."""
+    state[0] += _GOLDEN
+    z = state[0]
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    z = z ^ (z >> np.uint64(31))
+    return float(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def _evaluate(o, sequences, lengths, k, samples, rng, round_limit, values):
+    """Mean round-end value of each of the ``k`` action sequences over the same ``samples``
+    determinizations and playout uniforms; False if ``o`` is not a consistent decision."""
+    pool = np.zeros(NUM_CARDS, dtype=np.int64)
+    n = cards(o, O_UNSEEN, pool)
+    if n > NUM_CARDS:
+        return False
+    order = np.zeros(n, dtype=np.int64)
+    base = np.zeros((1, WIDTH), dtype=np.int32)
+    work = np.zeros((1, WIDTH), dtype=np.int32)
+    u = np.zeros(PLAYOUT_STEPS)
+    m = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    values[:k] = 0.0
+    for _ in range(samples):
+        order[:] = pool[:n]
+        for j in range(n - 1, 0, -1):  # Fisher-Yates
+            r = int(_uniform(rng) * (j + 1))
+            order[j], order[r] = order[r], order[j]
+        if not determinize_row(o, order, base, 0):
+            return False
+        for t in range(PLAYOUT_STEPS):
+            u[t] = _uniform(rng)
+        for c in range(k):
+            work[0, :] = base[0, :]
+            if not apply_sequence_row(work, 0, sequences[c], lengths[c], round_limit, m):
+                return False
+            playout_row(work, 0, u, round_limit, m)
+            values[c] += row_value(work, 0)
+    for c in range(k):
+        values[c] /= samples
+    return True
+
+
+@njit(cache=True)
+def _first_best(values, k, tol):
+    top = -np.inf
+    for c in range(k):
+        top = max(top, values[c])
+    for c in range(k):
+        if values[c] >= top - tol:
+            return c
+    return -1
+
+
+@njit(cache=True)
+def _search_plans(o, tokens, prefix, n_prefix, select, samples, candidates, rng, round_limit, plan):
+    """Search the heuristic's best plans (tokens flagged in ``tokens``, cards starting with
+    ``prefix``); the chosen one's token and cards go to ``plan[2:]``; False if inconsistent."""
+    pos = np.zeros((3, NUM_GEISHAS))
+    position(o, decision_phase(o), pos)
+    plan_token = np.zeros(MAX_PLANS, dtype=np.int64)
+    plan_cards = np.zeros((MAX_PLANS, 4), dtype=np.int64)
+    plan_score = np.zeros(MAX_PLANS)
+    count = plans_row(o, pos, tokens, prefix, n_prefix, plan_token, plan_cards, plan_score)
+    if count <= 0:
+        return False
+    order = np.argsort(-plan_score[:count], kind="mergesort")  # best first; ties in list order
+    k = min(candidates, count)
+    chosen = order[0]
+    if k > 1:
+        sequences = np.zeros((k, _MAX_SEQUENCE), dtype=np.int64)
+        lengths = np.zeros(k, dtype=np.int64)
+        for c in range(k):
+            j = order[c]
+            n = 0
+            if not select:  # at a token decision the plan starts with the token
+                sequences[c, 0] = plan_token[j]
+                n = 1
+            for x in range(n_prefix, 4):
+                if plan_cards[j, x] >= 0:
+                    sequences[c, n] = CARD_BASE + plan_cards[j, x]
+                    n += 1
+            lengths[c] = n
+        values = np.zeros(k)
+        if not _evaluate(o, sequences, lengths, k, samples, rng, round_limit, values):
+            return False
+        for c in range(k):
+            values[c] += PRIOR * plan_score[order[c]]
+        chosen = order[_first_best(values, k, 1e-12)]
+    plan[2] = plan_token[chosen]
+    plan[3:] = plan_cards[chosen]
+    return True
+
+
+@njit(cache=True)
+def search_row(o, m, plan, key, samples, candidates, round_limit):
+    """SearchBot's action for observation row ``o`` and mask ``m`` (see the module docstring),
+    its game's plan in ``plan`` (read and updated); -1 if ``o`` is not a consistent decision."""
+    rng = np.full(1, key, dtype=np.uint64)
+    phase = decision_phase(o)
+    turn = 0
+    for t in range(NUM_TOKENS):
+        turn += int(o[O_S_ME + t] + 0.5) + int(o[O_S_OPP + t] + 0.5)
+    rnd = int(o[O_ROUND] + 0.5)
+    tokens = np.zeros(NUM_TOKENS, dtype=np.int64)
+    prefix = np.zeros(4, dtype=np.int64)
+    if phase == SELECT_PHASE:
+        token = one_hot(o, O_TOKEN, NUM_TOKENS)
+        n = cards(o, O_SEL, prefix)
+        if token < 0 or n >= 4:
+            return -1
+        same = plan[0] == rnd and plan[1] == turn and plan[2] == token and plan[3 + n] >= 0
+        for x in range(n):
+            same = same and plan[3 + x] == prefix[x]
+        if not same:  # no plan for this very turn (e.g. handed a position mid-turn): plan from here
+            tokens[token] = 1
+            plan[0], plan[1] = rnd, turn
+            if not _search_plans(o, tokens, prefix, n, True, samples, candidates, rng, round_limit, plan):
+                return -1
+        return CARD_BASE + plan[3 + n]
+    legal = np.flatnonzero(m)
+    if len(legal) == 1:
+        return legal[0]
+    if phase == TOKEN_PHASE:
+        for t in range(NUM_TOKENS):
+            tokens[t] = m[t]
+        plan[0], plan[1] = rnd, turn
+        if not _search_plans(o, tokens, prefix, 0, False, samples, candidates, rng, round_limit, plan):
+            return -1
+        return plan[2]
+    # a split or an answer: every legal action is a candidate
+    k = len(legal)
+    sequences = np.zeros((k, 1), dtype=np.int64)
+    lengths = np.ones(k, dtype=np.int64)
+    for c in range(k):
+        sequences[c, 0] = legal[c]
+    values = np.zeros(k)
+    if not _evaluate(o, sequences, lengths, k, samples, rng, round_limit, values):
+        return -1
+    return legal[_first_best(values, k, 1e-12)]
+
+
+@njit(cache=True, parallel=True)
+def _search_rows(obs, mask, plans, keys, samples, candidates, round_limit, out):
+    for i in prange(obs.shape[0]):  # rows are independent: one per thread, same results
+        out[i] = search_row(obs[i], mask[i], plans[i], keys[i], samples, candidates, round_limit)
+
+
+def search_actions(
+    obs: np.ndarray,
+    mask: np.ndarray,
+    plans: np.ndarray,
+    keys: np.ndarray,
+    samples: int = 400,
+    candidates: int = 10,
+    round_limit: int | None = None,
+) -> np.ndarray:
+    """SearchBot's action for every row of a batch in one compiled call: ``plans`` ``[N, 7]``
+    (:data:`PLAN_WIDTH`, updated in place) and ``keys`` ``[N]`` (each decision's random key).
+    ``ValueError`` naming the row for a malformed batch."""
+    obs, mask = check_batch(obs, mask)
+    n = obs.shape[0]
+    if plans.shape != (n, PLAN_WIDTH) or plans.dtype != np.int64:
+        raise ValueError(f"plans must be int64 [{n}, {PLAN_WIDTH}], got {plans.dtype} {plans.shape}")
+    keys = np.asarray(keys).astype(np.uint64)
+    if keys.shape != (n,):
+        raise ValueError(f"keys must have shape ({n},), got {keys.shape}")
+    check_option("search", "samples", samples)
+    check_option("search", "candidates", candidates)
+    out = np.empty(n, dtype=np.int64)
+    _search_rows(obs, mask, plans, keys, samples, candidates, round_limit or 0, out)
+    return checked_actions(out, mask, "search")
 
 
 class SearchBot(Bot):
     """Information-set Monte Carlo search (see the module docstring)."""
 
     name = "search"
+    batched = True
+    """``act_batch`` is one compiled call for the whole batch."""
 
     def __init__(
         self, seed: int | None = 0, samples: int = 400, candidates: int = 10, round_limit: int | None = None
@@ -53,126 +263,77 @@ class SearchBot(Bot):
         self.samples = samples
         self.candidates = candidates
         self.round_limit = round_limit
-        self._heuristic = HeuristicBot(seed)
         self.plan: tuple[tuple[int, int, int], tuple[int, ...]] | None = None
         """``((round, turn, token), cards)``: the plan chosen at this turn's token decision
         (the bot's game state)."""
-
-    def seed(self, seed: int) -> None:
-        super().seed(seed)
-        self._heuristic.seed(seed)
 
     def game_state(self) -> tuple[int, ...]:
         """``(round, turn, token, *cards)`` of the plan for the turn in progress, or ``()``."""
         return () if self.plan is None else (*self.plan[0], *self.plan[1])
 
     def set_game_state(self, state: tuple[int, ...]) -> None:
-        if state and len(state) < 4:
+        if state and not 4 <= len(state) <= PLAN_WIDTH:
             raise ValueError(f"a SearchBot game state is (round, turn, token, *cards), got {state!r}")
         self.plan = (tuple(int(x) for x in state[:3]), tuple(int(x) for x in state[3:])) if state else None  # type: ignore[assignment]
 
     def _act(self, vector: np.ndarray, mask: np.ndarray) -> int:
-        legal = np.flatnonzero(mask)
-        info = decode(vector)
-        turn = (info.round, sum(info.spent_me) + sum(info.spent_opp))
-        if info.phase == Phase.SELECT:
-            chosen = cards_of(info.selection)
-            plan = self.plan
-            if plan is None or plan[0] != (*turn, info.token) or plan[1][: len(chosen)] != chosen:
-                # no plan for this very turn (e.g. handed a position mid-turn): plan from here
-                token, cards = self._search_plans(info, [info.token], prefix=chosen)
-                self.plan = ((*turn, token), cards)
-            return CARD_BASE + self.plan[1][len(chosen)]
-        if len(legal) == 1:
-            return int(legal[0])
-        if info.phase == Phase.TOKEN:
-            token, cards = self._search_plans(info, [int(t) for t in legal if t < 4])
-            self.plan = ((*turn, token), cards)
-            return token
-        # split or answer: every legal action is a candidate
-        values = self._evaluate(info, [[int(a)] for a in legal])
-        return int(legal[self._argmax(values, tol=1e-12)])
+        states = [self.game_state()]
+        action = self.act_batch(vector[None], mask[None], [self.rng], states)
+        self.set_game_state(states[0])
+        return int(action[0])
 
-    def _search_plans(
-        self, info: InfoSet, tokens: list[int], prefix: tuple[int, ...] = ()
-    ) -> tuple[int, tuple[int, ...]]:
-        pos = Position(info)
-        scored = []
-        for token in tokens:
-            options, scores = self._heuristic.options(pos, token, prefix)
-            scored += [(float(v), token, c) for v, c in zip(scores, options, strict=True)]
-        scored.sort(key=lambda x: -x[0])
-        top = scored[: self.candidates]
-        if len(top) == 1:
-            return top[0][1], top[0][2]
-        # at a token decision the plan starts with the token; while selecting, with the next card
-        head = [] if info.phase == Phase.SELECT else None
-        sequences = [
-            (head if head is not None else [token]) + [CARD_BASE + g for g in cards[len(prefix) :]]
-            for _, token, cards in top
-        ]
-        values = self._evaluate(info, sequences) + PRIOR * np.array([v for v, _, _ in top])
-        _, token, cards = top[self._argmax(values, tol=1e-12)]
-        return token, cards
+    def act_batch(
+        self,
+        obs: np.ndarray,
+        mask: np.ndarray,
+        rngs: list[np.random.Generator] | None = None,
+        states: list[tuple[int, ...]] | None = None,
+    ) -> np.ndarray:
+        n = len(obs)
+        if rngs is None:
+            keys = self.rng.integers(0, 2**63, size=n, dtype=np.int64)
+        else:
+            keys = np.array([g.integers(0, 2**63, dtype=np.int64) for g in rngs], dtype=np.int64)
+        plans = np.full((n, PLAN_WIDTH), -1, dtype=np.int64)
+        for i, state in enumerate(states or ()):
+            if state:
+                self.set_game_state(state)  # checks it
+                plans[i, : len(state)] = state
+        actions = search_actions(obs, mask, plans, keys, self.samples, self.candidates, self.round_limit)
+        if states is not None:
+            for i in range(n):
+                size = int((plans[i, 3:] >= 0).sum())
+                states[i] = tuple(int(x) for x in plans[i, : 3 + size]) if plans[i, 0] >= 0 else ()
+        return actions
 
-    def _evaluate(self, info: InfoSet, sequences: list[list[int]]) -> np.ndarray:
-        """Mean outcome of each action sequence over the same determinizations and playouts."""
-        base = rows_from_states([determinize(info, self.rng, self.round_limit) for _ in range(self.samples)])
-        k = len(sequences)
-        rows = np.tile(base, (k, 1))
-        longest = max(len(q) for q in sequences)
-        actions = np.zeros((k * self.samples, longest), dtype=np.int64)
-        lengths = np.zeros(k * self.samples, dtype=np.int64)
-        for j, q in enumerate(sequences):
-            actions[j * self.samples : (j + 1) * self.samples, : len(q)] = q
-            lengths[j * self.samples : (j + 1) * self.samples] = len(q)
-        apply_sequences(rows, actions, lengths, self.round_limit)
-        # common random numbers: every candidate sees the same playout randomness
-        u = np.tile(self.rng.random((self.samples, PLAYOUT_STEPS)), (k, 1))
-        playout(rows, u, self.round_limit)
-        return round_values(rows).reshape(k, self.samples).mean(axis=1)
+    def __repr__(self) -> str:
+        return f"SearchBot(seed={self._seed}, samples={self.samples}, candidates={self.candidates})"
 
 
-def determinize(info: InfoSet, rng: np.random.Generator, round_limit: int | None = None) -> State:
-    """A full state consistent with ``info``, the unseen cards dealt at random with ``rng``:
-    the observing player is seat 0, the opponent seat 1."""
-    pool = np.array(cards_of(info.unseen), dtype=np.int64)
-    rng.shuffle(pool)
-    opp_secret = info.spent_opp[SECRET]
-    opp_trade = info.spent_opp[TRADEOFF]
-    n_hand = info.opp_hand_size
-    sizes = [n_hand, 1 if opp_secret else 0, 2 if opp_trade else 0, 1, info.draw_pile_size]
-    if sum(sizes) != len(pool):
-        raise ValueError(f"observation inconsistent: {len(pool)} unseen cards for places {sizes}")
-    cuts = np.cumsum(sizes)
-    hand, secret, trade, removed, pile = np.split(pool, cuts[:-1])
-    phase = info.phase
-    my_turn = phase in (Phase.TOKEN, Phase.SELECT, Phase.SPLIT)
-    token = {Phase.SELECT: info.token, Phase.SPLIT: COMPETITION, Phase.GIFT_ANSWER: GIFT}.get(phase, -1)
-    if phase == Phase.COMP_ANSWER:
-        token = COMPETITION
-        offer = cards_of(info.set_a) + cards_of(info.set_b)
-    else:
-        offer = cards_of(info.offer)
-    return State(
-        round=info.round,
-        starter=0 if info.i_started else 1,
-        turn=sum(info.spent_me) + sum(info.spent_opp),
-        current=0 if my_turn else 1,
-        to_move=0,
-        phase=phase,
-        hands=(info.hand, count_cards(hand.tolist())),
-        secrets=(info.secret, int(secret[0]) if opp_secret else -1),
-        tradeoffs=(info.tradeoff, count_cards(trade.tolist())),
-        placed=(info.placed_me, info.placed_opp),
-        markers=info.markers,
-        spent=(info.spent_me, info.spent_opp),
-        token=token,
-        selection=cards_of(info.selection) if phase == Phase.SELECT else (),
-        offer=offer,
-        draw_pile=tuple(int(g) for g in pile),
-        removed=int(removed[0]),
-        winner=None,
-        round_limit=round_limit,
-        last_round=None,
-    )
+# ------------------------------------------------- determinizations ---
+
+
+def determinized_rows(vector: np.ndarray, rng: np.random.Generator, n: int) -> np.ndarray:
+    """``n`` engine rows, each a full game consistent with the observation ``vector``, the
+    observing player as seat 0: the cards it has not seen shuffled with ``rng`` for each row
+    and dealt by :func:`~hanamikoji_env.simulate.determinize_row`."""
+    v = np.ascontiguousarray(vector, dtype=np.float32)
+    if v.shape != (OBS_SIZE,):
+        raise ValueError(f"an observation vector has shape ({OBS_SIZE},), got {v.shape}")
+    unseen = np.rint(v[O_UNSEEN : O_UNSEEN + NUM_GEISHAS]).astype(np.int64)
+    pool = np.repeat(np.arange(NUM_GEISHAS, dtype=np.int64), np.clip(unseen, 0, NUM_CARDS))
+    rows = np.zeros((n, WIDTH), dtype=np.int32)
+    for i in range(n):
+        order = pool.copy()
+        rng.shuffle(order)
+        if not determinize_row(v, order, rows, i):
+            raise ValueError(
+                "observation inconsistent: its unseen cards do not fill the places it cannot see"
+            )
+    return rows
+
+
+def determinize(vector: np.ndarray, rng: np.random.Generator, round_limit: int | None = None) -> State:
+    """A full state consistent with the observation ``vector``, the unseen cards dealt at
+    random with ``rng``: the observing player is seat 0, the opponent seat 1."""
+    return state_from_row(determinized_rows(vector, rng, 1)[0], round_limit, None)

@@ -1,0 +1,149 @@
+"""The opponents at engine speed: compiled, batched bots against their single-game Python path.
+
+Two measurements, each against its peer in the same run:
+
+1. Bot decisions/s on the same positions (decisions of the player to move,
+   from varied play): HeuristicBot's one compiled call for a batch of
+   ``--batch`` rows against the readable reference (``HeuristicReference``,
+   the single-game Python path the heuristic played before it was compiled),
+   and SearchBot's batch against ``SearchReference`` at the default budget
+   and at the training opponents' ``samples=50,candidates=6``.
+2. Learner decisions/s of PPO training, rollout plus update: the curriculum's
+   last stage (512-unit network; 60% ``search:samples=50,candidates=6``, 10%
+   heuristic, 20% random, 10% snapshots) and a 128-unit network against the
+   heuristic alone, each with the compiled bots and with the references
+   played one decision at a time (as training served every bot before).
+
+Usage: ``python benchmarks/opponent_speed.py [--seconds 60] [--batch 1024] [--skip-training]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the training/ package of this checkout
+
+from hanamikoji_env.bots import HeuristicBot, SearchBot
+from hanamikoji_env.bots.heuristic_reference import HeuristicReference
+from hanamikoji_env.bots.search_reference import SearchReference
+from hanamikoji_env.vector import VectorHanamikoji, random_actions
+
+LAST_STAGE = {"heuristic": 0.1, "random": 0.2, "search:samples=50,candidates=6": 0.6}
+
+
+def positions(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` decisions of every phase, both seats, from 64 games the heuristic plays against
+    itself, a fifth of the moves random."""
+    engine = VectorHanamikoji(64, seed=seed)
+    obs, mask, _ = engine.reset()
+    rng, bot = np.random.default_rng(seed), HeuristicBot(0)
+    kept_obs, kept_mask = [], []
+    while sum(len(o) for o in kept_obs) < n:
+        kept_obs.append(obs)
+        kept_mask.append(mask)
+        actions = bot.act_batch(obs, mask)
+        random_rows = rng.random(len(obs)) < 0.2
+        actions[random_rows] = random_actions(mask[random_rows], rng)
+        obs, mask, *_ = engine.step(actions)
+    order = rng.permutation(n)  # a mix of phases in every slice
+    return np.concatenate(kept_obs)[:n][order], np.concatenate(kept_mask)[:n][order]
+
+
+def rate(fn, count: int, seconds: float) -> float:
+    """Calls of ``fn`` (each ``count`` decisions) per second, for at least ``seconds``."""
+    fn()  # warm-up: compiled kernels load from the cache
+    start, done = time.perf_counter(), 0
+    while time.perf_counter() - start < seconds or done == 0:
+        fn()
+        done += count
+    return done / (time.perf_counter() - start)
+
+
+def bot_rates(batch: int, seconds: float) -> list[tuple[str, float, float]]:
+    obs, mask = positions(batch)
+    rows = []
+
+    def one_by_one(bot, k):
+        def run():
+            for i in range(k):
+                bot.reset()
+                bot.act({"observation": obs[i], "action_mask": mask[i]})
+
+        return run
+
+    compiled = HeuristicBot(0)
+    rows.append(
+        (
+            f"heuristic, batch of {batch}",
+            rate(lambda: compiled.act_batch(obs, mask), batch, seconds),
+            rate(one_by_one(HeuristicReference(0), 200), 200, seconds),
+        )
+    )
+    for samples, candidates, k in ((400, 10, 20), (50, 6, 100)):
+        bot = SearchBot(0, samples=samples, candidates=candidates)
+        ref = SearchReference(0, samples=samples, candidates=candidates)
+        rows.append(
+            (
+                f"search:samples={samples},candidates={candidates}, batch of {k * 4}",
+                rate(lambda b=bot, k=k: b.act_batch(obs[: k * 4], mask[: k * 4]), k * 4, seconds),
+                rate(one_by_one(ref, k * 4), k * 4, seconds),
+            )
+        )
+    return rows
+
+
+def training_rate(
+    hidden: int, bot_shares: dict[str, float], pool_share: float, reference: bool, seconds: float
+) -> float:
+    from training.config import Config
+    from training.ppo import Trainer
+
+    cfg = Config.from_dict({
+        "num_envs": 512, "rollout_steps": 64, "hidden": hidden, "layers": 2, "update_epochs": 4,
+        "num_minibatches": 16, "pool_share": pool_share, "bot_shares": bot_shares, "snapshot_every": 1,
+        "total_decisions": 10**12, "torch_threads": 1,
+    })  # fmt: skip
+    trainer = Trainer(cfg, "/nonexistent")
+    if reference:  # the single-game Python bots, served one decision at a time
+        bots = trainer.collector.opponents.bots
+        for name in bots:
+            if name == "heuristic":
+                bots[name] = HeuristicReference(0)
+            elif name.startswith("search"):
+                bots[name] = SearchReference(0, samples=50, candidates=6)
+    trainer.learn(trainer.collect())  # warm-up, and a first snapshot for the pool
+    start, before = time.perf_counter(), trainer.decisions
+    while time.perf_counter() - start < seconds:
+        trainer.learn(trainer.collect())
+    return (trainer.decisions - before) / (time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=60.0, help="timed training per configuration")
+    parser.add_argument("--bot-seconds", type=float, default=10.0, help="timed decisions per bot")
+    parser.add_argument("--batch", type=int, default=1024, help="rows per heuristic batch")
+    parser.add_argument("--skip-training", action="store_true", help="only the bots' decisions/s")
+    args = parser.parse_args()
+    print(f"{'bot':<46}{'compiled/s':>12}{'reference/s':>13}{'speed-up':>10}")
+    for name, fast, slow in bot_rates(args.batch, args.bot_seconds):
+        print(f"{name:<46}{fast:>12,.0f}{slow:>13,.0f}{fast / slow:>9.1f}x")
+    if args.skip_training:
+        return
+    print(f"\n{'training (learner decisions/s)':<46}{'compiled':>12}{'reference':>13}{'speed-up':>10}")
+    for name, hidden, shares, pool in (
+        ("last curriculum stage, 512 units", 512, LAST_STAGE, 0.1),
+        ("128 units against the heuristic only", 128, {"heuristic": 1.0}, 0.0),
+    ):
+        fast = training_rate(hidden, shares, pool, False, args.seconds)
+        slow = training_rate(hidden, shares, pool, True, args.seconds)
+        print(f"{name:<46}{fast:>12,.0f}{slow:>13,.0f}{fast / slow:>9.1f}x")
+
+
+if __name__ == "__main__":
+    main()
