@@ -184,10 +184,12 @@ def _init_worker() -> None:
     thread count is already set (to the number of cores), so it is set to one here as well.
     Ctrl-C is the parent's to handle: a worker ignores SIGINT and is terminated by the parent."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS"):
         os.environ[var] = "1"
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(1)
+    if "numba" in sys.modules:  # the bots' parallel kernels: one thread per worker too
+        sys.modules["numba"].set_num_threads(1)
 
 
 class Interrupted(KeyboardInterrupt):
