@@ -44,7 +44,7 @@ def varied_positions(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(kept_obs)[:n], np.concatenate(kept_mask)[:n]
 
 
-@pytest.mark.parametrize("n", [6_000, pytest.param(100_000, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("n", [3_000, pytest.param(100_000, marks=pytest.mark.slow)])
 def test_compiled_heuristic_makes_the_references_decisions(n: int) -> None:
     obs, mask = varied_positions(n, seed=n)
     phases = obs[:, :7].argmax(1)
