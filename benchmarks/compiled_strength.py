@@ -27,7 +27,7 @@ from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.bots.heuristic_reference import HeuristicReference
 from hanamikoji_env.bots.search_reference import SearchReference
 from hanamikoji_env.stats import wilson
-from hanamikoji_env.tournament import _play
+from hanamikoji_env.tournament import play_game
 
 
 class HeuristicRandomTies(HeuristicReference):
@@ -55,9 +55,7 @@ def _games(args: tuple[str, str, list[int], int]) -> list[float]:
             game_seed = (seed * 1_000_003 + deal) * 2 + a_seat
             a.reset(seed=game_seed)
             b.reset(seed=game_seed + 10**9)
-            reward = (
-                _play((a, b) if a_seat == 0 else (b, a), seed * 1_000_003 + deal, None).history().rewards[0]
-            )
+            reward, _ = play_game((a, b) if a_seat == 0 else (b, a), seed * 1_000_003 + deal, None)
             out.append(reward if a_seat == 0 else -reward)
     return out
 

@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the training/ pa
 from hanamikoji_env.bots import HeuristicBot, SearchBot
 from hanamikoji_env.bots.heuristic_reference import HeuristicReference
 from hanamikoji_env.bots.search_reference import SearchReference
+from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.vector import VectorHanamikoji, random_actions
 
 LAST_STAGE = {"heuristic": 0.1, "random": 0.2, "search:samples=50,candidates=6": 0.6}
@@ -115,7 +116,7 @@ def training_rate(
             if name == "heuristic":
                 bots[name] = HeuristicReference(0)
             elif name.startswith("search"):
-                bots[name] = SearchReference(0, samples=50, candidates=6)
+                bots[name] = SearchReference(0, **parse_player(name).options)
     trainer.learn(trainer.collect())  # warm-up, and a first snapshot for the pool
     start, before = time.perf_counter(), trainer.decisions
     while time.perf_counter() - start < seconds:

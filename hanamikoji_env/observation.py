@@ -309,6 +309,54 @@ def play_and_observe(s, a, round_limit, m, o, om):
     return (phase << 1) | seat
 
 
+# ------------------------------------------------- reading a row in kernels ---
+# For compiled bots that read an observation row (:mod:`hanamikoji_env.bots.heuristic`,
+# :mod:`hanamikoji_env.bots.search`, :func:`hanamikoji_env.simulate.determinize_row`).
+
+
+@njit(cache=True)
+def entry(o, k):
+    """Entry ``k`` of observation row ``o`` as an int."""
+    return int(o[k] + 0.5)
+
+
+@njit(cache=True)
+def one_hot(o, at, width):
+    """The index of the 1 in ``o[at : at + width]``, -1 if none."""
+    for k in range(width):
+        if o[at + k] > 0.5:
+            return k
+    return -1
+
+
+@njit(cache=True)
+def decision_phase(o):
+    """The phase of observation row ``o`` (its one-hot), -1 if it has none."""
+    return one_hot(o, O_PHASE, 7)
+
+
+@njit(cache=True)
+def cards(o, at, out):
+    """The sorted geisha ids of the counts ``o[at : at + 7]`` into ``out`` (as many as fit);
+    returns how many there are."""
+    n = 0
+    for g in range(NUM_GEISHAS):
+        for _ in range(entry(o, at + g)):
+            if n < out.shape[0]:
+                out[n] = g
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def turns_played(o):
+    """Turns played this round: the tokens both players have spent."""
+    turn = 0
+    for t in range(NUM_TOKENS):
+        turn += entry(o, O_S_ME + t) + entry(o, O_S_OPP + t)
+    return turn
+
+
 def encode(state: State, seat: int) -> np.ndarray:
     """The observation vector of ``seat`` (0 or 1) in ``state``: exactly what it may know."""
     if seat not in (0, 1) or isinstance(seat, bool):

@@ -57,7 +57,6 @@ from hanamikoji_env.observation import (
     O_OFFER,
     O_P_ME,
     O_P_OPP,
-    O_PHASE,
     O_ROUND,
     O_S_ME,
     O_S_OPP,
@@ -69,6 +68,11 @@ from hanamikoji_env.observation import (
     O_STARTED,
     O_TOKEN,
     O_TRADE,
+    cards,
+    decision_phase,
+    entry,
+    one_hot,
+    turns_played,
 )
 from hanamikoji_env.rules import CENTRE, DRAW, DRAW_PILE_SIZE, NUM_GEISHAS, VALUES, WIN_GEISHAS, WIN_POINTS
 
@@ -79,24 +83,6 @@ _VALUES = np.array(VALUES, dtype=np.int64)
 
 
 @njit(cache=True)
-def _count(o, at):
-    return int(o[at] + 0.5)
-
-
-@njit(cache=True)
-def _put(s, i, column, o, at, out):
-    """Write the sorted geisha ids of the counts ``o[at : at + 7]`` from ``s[i, column]`` on;
-    returns how many."""
-    n = 0
-    for g in range(NUM_GEISHAS):
-        for _ in range(_count(o, at + g)):
-            if n < out:
-                s[i, column + n] = g
-            n += 1
-    return n
-
-
-@njit(cache=True)
 def determinize_row(o, pool, s, i):
     """Row ``i`` of ``s``: a full game consistent with observation ``o``, the observing player
     as seat 0 and on move.  ``pool`` holds the cards the player has not seen (``o``'s unseen
@@ -104,35 +90,27 @@ def determinize_row(o, pool, s, i):
     Trade-off (if placed), the removed card and the draw pile, in that order.  Returns False
     (the row unspecified) if ``o`` is not a consistent decision of the player to move."""
     s[i, :] = 0
-    phase = -1
-    for p in range(ROUND_OVER):
-        if o[O_PHASE + p] > 0.5:
-            phase = p
-    token = -1
-    for t in range(NUM_TOKENS):
-        if o[O_TOKEN + t] > 0.5:
-            token = t
-    opp_secret = _count(o, O_S_OPP + SECRET)
-    opp_trade = 2 * _count(o, O_S_OPP + TRADEOFF)
-    opp_hand = _count(o, O_SIZES + 1)
-    pile = _count(o, O_SIZES + 2)
+    phase = decision_phase(o)
+    phase = phase if phase < ROUND_OVER else -1
+    token = one_hot(o, O_TOKEN, NUM_TOKENS)
+    opp_secret = entry(o, O_S_OPP + SECRET)
+    opp_trade = 2 * entry(o, O_S_OPP + TRADEOFF)
+    opp_hand = entry(o, O_SIZES + 1)
+    pile = entry(o, O_SIZES + 2)
     if phase < 0 or pool.shape[0] != opp_hand + opp_secret + opp_trade + 1 + pile or pile > DRAW_PILE_SIZE:
         return False
     if phase == SELECT_PHASE and token < 0:
         return False
     my_turn = phase in (TOKEN_PHASE, SELECT_PHASE, SPLIT_PHASE)
-    turn = 0
-    for t in range(NUM_TOKENS):
-        turn += _count(o, O_S_ME + t) + _count(o, O_S_OPP + t)
-    s[i, C_ROUND] = _count(o, O_ROUND)
+    s[i, C_ROUND] = entry(o, O_ROUND)
     s[i, C_STARTER] = 0 if o[O_STARTED] > 0.5 else 1
-    s[i, C_TURN] = turn
+    s[i, C_TURN] = turns_played(o)
     s[i, C_CURRENT] = 0 if my_turn else 1
     s[i, C_TO_MOVE] = 0
     s[i, C_PHASE] = phase
     if phase == SELECT_PHASE:
         s[i, C_TOKEN] = token
-        s[i, C_SEL_LEN] = _put(s, i, C_SELECTION, o, O_SEL, 4)
+        s[i, C_SEL_LEN] = cards(o, O_SEL, s[i, C_SELECTION : C_SELECTION + 4])
     elif phase in (SPLIT_PHASE, COMP_PHASE):
         s[i, C_TOKEN] = COMPETITION
     elif phase == GIFT_PHASE:
@@ -140,28 +118,24 @@ def determinize_row(o, pool, s, i):
     else:
         s[i, C_TOKEN] = -1
     if phase == COMP_PHASE:  # set A, then set B
-        n = _put(s, i, C_OFFER, o, O_SET_A, SET_SIZE)
-        if n != SET_SIZE or _put(s, i, C_OFFER + SET_SIZE, o, O_SET_B, SET_SIZE) != SET_SIZE:
+        n = cards(o, O_SET_A, s[i, C_OFFER : C_OFFER + SET_SIZE])
+        if n != SET_SIZE or cards(o, O_SET_B, s[i, C_OFFER + SET_SIZE : C_OFFER + 2 * SET_SIZE]) != SET_SIZE:
             return False
         s[i, C_OFFER_LEN] = 2 * SET_SIZE
     else:
-        s[i, C_OFFER_LEN] = _put(s, i, C_OFFER, o, O_OFFER, 4)
+        s[i, C_OFFER_LEN] = cards(o, O_OFFER, s[i, C_OFFER : C_OFFER + 4])
     s[i, C_WINNER] = NO_WINNER
-    mine = -1
-    for g in range(NUM_GEISHAS):
-        if o[O_SECRET + g] > 0.5:
-            mine = g
-    s[i, C_SECRETS] = mine
+    s[i, C_SECRETS] = one_hot(o, O_SECRET, NUM_GEISHAS)
     s[i, C_SECRETS + 1] = -1
     for g in range(NUM_GEISHAS):
-        s[i, C_HANDS + g] = _count(o, O_HAND + g)
-        s[i, C_TRADEOFFS + g] = _count(o, O_TRADE + g)
-        s[i, C_PLACED + g] = _count(o, O_P_ME + g)
-        s[i, C_PLACED + NUM_GEISHAS + g] = _count(o, O_P_OPP + g)
+        s[i, C_HANDS + g] = entry(o, O_HAND + g)
+        s[i, C_TRADEOFFS + g] = entry(o, O_TRADE + g)
+        s[i, C_PLACED + g] = entry(o, O_P_ME + g)
+        s[i, C_PLACED + NUM_GEISHAS + g] = entry(o, O_P_OPP + g)
         s[i, C_MARKERS + g] = 0 if o[O_M_ME + g] > 0.5 else (1 if o[O_M_OPP + g] > 0.5 else CENTRE)
     for t in range(NUM_TOKENS):
-        s[i, C_SPENT + t] = _count(o, O_S_ME + t)
-        s[i, C_SPENT + NUM_TOKENS + t] = _count(o, O_S_OPP + t)
+        s[i, C_SPENT + t] = entry(o, O_S_ME + t)
+        s[i, C_SPENT + NUM_TOKENS + t] = entry(o, O_S_OPP + t)
     k = 0
     for _ in range(opp_hand):
         s[i, C_HANDS + NUM_GEISHAS + pool[k]] += 1

@@ -59,7 +59,6 @@ from hanamikoji_env.observation import (
     O_OFFER,
     O_P_ME,
     O_P_OPP,
-    O_PHASE,
     O_S_ME,
     O_S_OPP,
     O_SECRET,
@@ -68,6 +67,10 @@ from hanamikoji_env.observation import (
     O_SET_B,
     O_TOKEN,
     O_UNSEEN,
+    cards,
+    decision_phase,
+    entry,
+    one_hot,
 )
 from hanamikoji_env.rules import NUM_GEISHAS, VALUES
 
@@ -87,58 +90,22 @@ _SIZES = np.array(TOKEN_SIZES, dtype=np.int64)
 _SPLITS = np.array(SPLITS, dtype=np.int64)
 _VALUES = np.array(VALUES, dtype=np.int64)
 
-# ----------------------------------------------------- reading a row ---
-
-
-@njit(cache=True)
-def _n(o, k):
-    """Entry ``k`` of observation row ``o`` as an int."""
-    return int(o[k] + 0.5)
-
-
-@njit(cache=True)
-def decision_phase(o):
-    """The phase of observation row ``o`` (its one-hot), -1 if it has none."""
-    for p in range(7):
-        if o[O_PHASE + p] > 0.5:
-            return p
-    return -1
-
-
-@njit(cache=True)
-def one_hot(o, at, width):
-    """The index of the 1 in ``o[at : at + width]``, -1 if none."""
-    for k in range(width):
-        if o[at + k] > 0.5:
-            return k
-    return -1
-
-
-@njit(cache=True)
-def cards(o, at, out):
-    """The sorted geisha ids of the counts ``o[at : at + 7]`` into ``out``; returns how many."""
-    n = 0
-    for g in range(NUM_GEISHAS):
-        for _ in range(_n(o, at + g)):
-            if n < out.shape[0]:
-                out[n] = g
-            n += 1
-    return n
-
-
 # ----------------------------------------------------- the evaluation ---
 
 
 @njit(cache=True)
-def _share(live):
-    """Expected (to me - to the opponent) per card used by the tokens flagged in ``live``."""
+def _live(o, spent_at, excluded):
+    """Of the tokens a player has not spent (flags at ``o[spent_at:]``) other than ``excluded``
+    (-1: none): the cards they will use, and the expected (to the player - to the other) per
+    card of them."""
     used = 0
+    gain = 0.0
     for t in range(NUM_TOKENS):
-        if live[t]:
+        if t != excluded and entry(o, spent_at + t) == 0:
             used += _SIZES[t]
-    if used == 0:
-        return 0.0
-    return (float(live[SECRET]) + float(live[GIFT])) / used
+            if t in (SECRET, GIFT):
+                gain += 1.0
+    return used, (gain / used if used else 0.0)
 
 
 @njit(cache=True)
@@ -149,22 +116,12 @@ def position(o, phase, pos):
     for g in range(NUM_GEISHAS):
         total += o[O_UNSEEN + g]
     total = max(total, 1.0)
-    live = np.zeros(NUM_TOKENS, dtype=np.int64)
-    future = 0
-    for t in range(NUM_TOKENS):
-        live[t] = 1 - _n(o, O_S_OPP + t)
     # the opponent's current token is in play when I answer, not in its future
-    if phase == GIFT_PHASE:
-        live[GIFT] = 0
-    elif phase == COMP_PHASE:
-        live[COMPETITION] = 0
-    for t in range(NUM_TOKENS):
-        if live[t]:
-            future += _SIZES[t]
+    answering = GIFT if phase == GIFT_PHASE else (COMPETITION if phase == COMP_PHASE else -1)
+    future, share = _live(o, O_S_OPP, answering)
     # its hand and future draws are exactly the cards its unspent tokens will use
     ratio = min(float(future), total) / total
-    share = _share(live)
-    secret_placed = _n(o, O_S_OPP + SECRET) == 1
+    secret_placed = entry(o, O_S_OPP + SECRET) == 1
     for g in range(NUM_GEISHAS):
         unseen = float(o[O_UNSEEN + g])
         v = float(o[O_P_ME + g]) - float(o[O_P_OPP + g]) - unseen * ratio * share
@@ -215,14 +172,7 @@ def _memo_value(pos, to_me, to_opp, used, share, memo):
 @njit(cache=True)
 def _my_share(o, token):
     """The share of my tokens still unspent after ``token`` (-1: none is being played)."""
-    used = 0
-    gain = 0.0
-    for t in range(NUM_TOKENS):
-        if t != token and _n(o, O_S_ME + t) == 0:
-            used += _SIZES[t]
-            if t in (SECRET, GIFT):
-                gain += 1.0
-    return gain / used if used else 0.0
+    return _live(o, O_S_ME, token)[1]
 
 
 @njit(cache=True)
@@ -272,7 +222,7 @@ def plans_row(o, pos, tokens, prefix, n_prefix, plan_token, plan_cards, plan_sco
     lexicographic order); returns how many (-1 if the prefix is not in my hand)."""
     hand = np.zeros(NUM_GEISHAS, dtype=np.int64)
     for g in range(NUM_GEISHAS):
-        hand[g] = _n(o, O_HAND + g)
+        hand[g] = entry(o, O_HAND + g)
     for k in range(n_prefix):
         hand[prefix[k]] -= 1
         if hand[prefix[k]] < 0 or (k > 0 and prefix[k] < prefix[k - 1]):
@@ -378,7 +328,7 @@ def _gift_answer(o, pos):
     scores = np.full(NUM_GEISHAS, -np.inf)
     top = -np.inf
     for g in range(NUM_GEISHAS):
-        if _n(o, O_OFFER + g) == 0:
+        if entry(o, O_OFFER + g) == 0:
             continue
         for h in range(NUM_GEISHAS):
             to_me[h] = 0.0

@@ -39,18 +39,21 @@ from numba import njit, prange
 
 from hanamikoji_env.actions import CARD_BASE, NUM_ACTIONS, NUM_TOKENS
 from hanamikoji_env.bots.base import Bot, check_batch
-from hanamikoji_env.bots.heuristic import (
-    MAX_PLANS,
-    cards,
-    checked_actions,
-    decision_phase,
-    one_hot,
-    plans_row,
-    position,
-)
+from hanamikoji_env.bots.heuristic import MAX_PLANS, checked_actions, plans_row, position
 from hanamikoji_env.bots.spec import check_option
 from hanamikoji_env.engine import SELECT_PHASE, TOKEN_PHASE, WIDTH, state_from_row
-from hanamikoji_env.observation import O_ROUND, O_S_ME, O_S_OPP, O_SEL, O_TOKEN, O_UNSEEN, OBS_SIZE
+from hanamikoji_env.observation import (
+    O_ROUND,
+    O_SEL,
+    O_TOKEN,
+    O_UNSEEN,
+    OBS_SIZE,
+    cards,
+    decision_phase,
+    entry,
+    one_hot,
+    turns_played,
+)
 from hanamikoji_env.rules import NUM_CARDS, NUM_GEISHAS, State
 from hanamikoji_env.simulate import (
     PLAYOUT_STEPS,
@@ -173,10 +176,8 @@ def search_row(o, m, plan, key, samples, candidates, round_limit):
     its game's plan in ``plan`` (read and updated); -1 if ``o`` is not a consistent decision."""
     rng = np.full(1, key, dtype=np.uint64)
     phase = decision_phase(o)
-    turn = 0
-    for t in range(NUM_TOKENS):
-        turn += int(o[O_S_ME + t] + 0.5) + int(o[O_S_OPP + t] + 0.5)
-    rnd = int(o[O_ROUND] + 0.5)
+    turn = turns_played(o)
+    rnd = entry(o, O_ROUND)
     tokens = np.zeros(NUM_TOKENS, dtype=np.int64)
     prefix = np.zeros(4, dtype=np.int64)
     if phase == SELECT_PHASE:
@@ -272,8 +273,7 @@ class SearchBot(Bot):
         return () if self.plan is None else (*self.plan[0], *self.plan[1])
 
     def set_game_state(self, state: tuple[int, ...]) -> None:
-        if state and not 4 <= len(state) <= PLAN_WIDTH:
-            raise ValueError(f"a SearchBot game state is (round, turn, token, *cards), got {state!r}")
+        _check_plan(state)
         self.plan = (tuple(int(x) for x in state[:3]), tuple(int(x) for x in state[3:])) if state else None  # type: ignore[assignment]
 
     def _act(self, vector: np.ndarray, mask: np.ndarray) -> int:
@@ -296,9 +296,8 @@ class SearchBot(Bot):
             keys = np.array([g.integers(0, 2**63, dtype=np.int64) for g in rngs], dtype=np.int64)
         plans = np.full((n, PLAN_WIDTH), -1, dtype=np.int64)
         for i, state in enumerate(states or ()):
-            if state:
-                self.set_game_state(state)  # checks it
-                plans[i, : len(state)] = state
+            _check_plan(state)
+            plans[i, : len(state)] = state
         actions = search_actions(obs, mask, plans, keys, self.samples, self.candidates, self.round_limit)
         if states is not None:
             for i in range(n):
@@ -308,6 +307,12 @@ class SearchBot(Bot):
 
     def __repr__(self) -> str:
         return f"SearchBot(seed={self._seed}, samples={self.samples}, candidates={self.candidates})"
+
+
+def _check_plan(state: tuple[int, ...]) -> None:
+    """``ValueError`` unless ``state`` is ``()`` or a plan ``(round, turn, token, *cards)``."""
+    if state and not 4 <= len(state) <= PLAN_WIDTH:
+        raise ValueError(f"a SearchBot game state is (round, turn, token, *cards), got {state!r}")
 
 
 # ------------------------------------------------- determinizations ---
