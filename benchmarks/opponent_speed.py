@@ -99,7 +99,12 @@ def bot_rates(batch: int, seconds: float) -> list[tuple[str, float, float]]:
 
 
 def training_rate(
-    hidden: int, bot_shares: dict[str, float], pool_share: float, reference: bool, seconds: float
+    hidden: int,
+    bot_shares: dict[str, float],
+    pool_share: float,
+    reference: bool,
+    seconds: float,
+    threads: int = 1,
 ) -> float:
     from training.config import Config
     from training.ppo import Trainer
@@ -107,7 +112,7 @@ def training_rate(
     cfg = Config.from_dict({
         "num_envs": 512, "rollout_steps": 64, "hidden": hidden, "layers": 2, "update_epochs": 4,
         "num_minibatches": 16, "pool_share": pool_share, "bot_shares": bot_shares, "snapshot_every": 1,
-        "total_decisions": 10**12, "torch_threads": 1,
+        "total_decisions": 10**12, "torch_threads": threads,
     })  # fmt: skip
     trainer = Trainer(cfg, "/nonexistent")
     if reference:  # the single-game Python bots, served one decision at a time

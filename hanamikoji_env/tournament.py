@@ -31,6 +31,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import numba
 import numpy as np
 
 from hanamikoji_env import __version__, records
@@ -178,18 +179,20 @@ def _play_lockstep(task: Task, a: Bot, b: Bot) -> list[Result]:
 
 
 def _init_worker() -> None:
-    """Pool workers run one per core: torch (imported later, by checkpoint players) and numpy's
-    BLAS get one thread each instead of one per core, which would oversubscribe the machine.
+    """Pool workers run one per core: torch (imported later, by checkpoint players), numpy's BLAS
+    and numba's parallel kernels (the bots') get one thread each instead of one per core, which
+    would oversubscribe the machine.
     A spawned worker first imports the parent's main module; where that imported torch, its
     thread count is already set (to the number of cores), so it is set to one here as well.
     Ctrl-C is the parent's to handle: a worker ignores SIGINT and is terminated by the parent."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS"):
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ[var] = "1"
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(1)
-    if "numba" in sys.modules:  # the bots' parallel kernels: one thread per worker too
-        sys.modules["numba"].set_num_threads(1)
+    # the bots' parallel kernels: one thread too.  Not through NUMBA_NUM_THREADS: numba re-reads
+    # it at every compilation and refuses a change once its threads run.
+    numba.set_num_threads(1)
 
 
 class Interrupted(KeyboardInterrupt):

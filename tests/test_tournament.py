@@ -251,20 +251,23 @@ def test_first_only_plays_the_first_player_against_the_field() -> None:
 
 
 @pytest.mark.slow
-def test_pool_workers_give_torch_one_thread() -> None:
-    """A worker's torch (imported after the pool initializer) runs one thread: workers are one per core."""
+def test_pool_workers_give_torch_and_numba_one_thread() -> None:
+    """A worker's torch (imported after the pool initializer) runs one thread, and so do the bots'
+    parallel kernels: workers are one per core."""
     code = (
         "from hanamikoji_env.tournament import _init_worker; _init_worker(); "
-        "import torch; print(torch.get_num_threads())"
+        "import torch, numba; print(torch.get_num_threads(), numba.get_num_threads())"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "1"
+    assert out.stdout.strip() == "1 1"
 
 
 @pytest.mark.slow
 def test_pool_workers_give_torch_one_thread_when_the_main_script_imported_it(tmp_path) -> None:
-    """A spawned worker imports the parent's main script first: torch may be there before the
-    initializer runs (it was, in a benchmark, and four threads on two cores made games 7x slower)."""
+    """A spawned worker imports the parent's main script first: torch and numba may be there before
+    the initializer runs (torch was, in a benchmark, and four threads on two cores made games 7x
+    slower; numba was, in another, and changing its thread count from the environment then broke
+    the first parallel kernel)."""
     script = tmp_path / "main_with_torch.py"
     script.write_text(
         "import os\n"
@@ -273,15 +276,22 @@ def test_pool_workers_give_torch_one_thread_when_the_main_script_imported_it(tmp
         "from concurrent.futures import ProcessPoolExecutor\n"
         "import torch\n"
         "from hanamikoji_env.tournament import _init_worker\n"
+        "import numba\n"
+        "import numpy as np\n"
+        "from hanamikoji_env.vector import VectorHanamikoji\n"
+        "from hanamikoji_env.bots import HeuristicBot\n"
         "def threads():\n"
-        "    return torch.get_num_threads()\n"
+        "    obs, mask, _ = VectorHanamikoji(300, seed=0).reset()  # a batch for the parallel kernel\n"
+        "    assert len(HeuristicBot(0).act_batch(obs, mask)) == 300\n"
+        "    assert numba.njit(lambda x: x + 1)(1) == 2  # a compilation re-reads numba's settings\n"
+        "    return torch.get_num_threads(), numba.get_num_threads()\n"
         "if __name__ == '__main__':\n"
         "    ctx = multiprocessing.get_context('spawn')\n"
         "    with ProcessPoolExecutor(1, ctx, _init_worker) as pool:\n"
-        "        print(pool.submit(threads).result())\n"
+        "        print(*pool.submit(threads).result())\n"
     )
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "1"
+    assert out.stdout.strip() == "1 1"
 
 
 @pytest.mark.parametrize("kind", ["file", "unwritable"])
