@@ -9,7 +9,7 @@
   before: random among ties), each against ``random`` and ``search``: the
   compiled one's win rate inside the other's 95% interval.
 
-Usage: ``python benchmarks/compiled_strength.py [--games 2000] [--workers 2] [--seed 0]``
+Usage: ``python benchmarks/compiled_strength.py [--games 2000] [--workers 2] [--seed 0] [--only search|heuristic]``
 """
 
 from __future__ import annotations
@@ -74,6 +74,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=2000, help="mirrored games per pair")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--only", choices=("search", "heuristic"), default=None, help="one bot's comparisons (default both)"
+    )
     args = parser.parse_args()
     start = time.perf_counter()
     with ProcessPoolExecutor(args.workers, multiprocessing.get_context("spawn")) as pool:
@@ -85,12 +88,16 @@ def main() -> None:
             )
             return rate, lo, hi
 
-        head = show("search", "search-reference")
-        verdicts = [("search vs search-reference in [0.47, 0.53]", 0.47 <= head[0] <= 0.53)]
+        verdicts = []
+        if args.only in (None, "search"):
+            head = show("search", "search-reference")
+            verdicts.append(("search vs search-reference in [0.47, 0.53]", 0.47 <= head[0] <= 0.53))
         for new, old, field in (
             ("search", "search-reference", ("random", "heuristic")),
             ("heuristic", "heuristic-random-ties", ("random", "search")),
         ):
+            if args.only not in (None, new):
+                continue
             for other in field:
                 mine, theirs = show(new, other), show(old, other)
                 inside = theirs[1] <= mine[0] <= theirs[2]

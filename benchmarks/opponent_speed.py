@@ -12,9 +12,11 @@ Two measurements, each against its peer in the same run:
    last stage (512-unit network; 60% ``search:samples=50,candidates=6``, 10%
    heuristic, 20% random, 10% snapshots) and a 128-unit network against the
    heuristic alone, each with the compiled bots and with the references
-   played one decision at a time (as training served every bot before).
+   played one decision at a time (as training served every bot before), and
+   with every bot replaced by ``random``: the trainer's own ceiling, what it
+   does when its opponents cost nothing.
 
-Usage: ``python benchmarks/opponent_speed.py [--seconds 60] [--batch 1024] [--skip-training]``
+Usage: ``python benchmarks/opponent_speed.py [--seconds 60] [--batch 1024] [--threads 1] [--skip-training]``
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ def rate(fn, count: int, seconds: float) -> float:
 
 
 def bot_rates(batch: int, seconds: float) -> list[tuple[str, float, float]]:
-    obs, mask = positions(batch)
+    obs, mask = positions(max(batch, 400))  # the search rows too
     rows = []
 
     def one_by_one(bot, k):
@@ -81,7 +83,7 @@ def bot_rates(batch: int, seconds: float) -> list[tuple[str, float, float]]:
     rows.append(
         (
             f"heuristic, batch of {batch}",
-            rate(lambda: compiled.act_batch(obs, mask), batch, seconds),
+            rate(lambda: compiled.act_batch(obs[:batch], mask[:batch]), batch, seconds),
             rate(one_by_one(HeuristicReference(0), 200), 200, seconds),
         )
     )
@@ -135,20 +137,28 @@ def main() -> None:
     parser.add_argument("--bot-seconds", type=float, default=10.0, help="timed decisions per bot")
     parser.add_argument("--batch", type=int, default=1024, help="rows per heuristic batch")
     parser.add_argument("--skip-training", action="store_true", help="only the bots' decisions/s")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (the curriculum's: 1)")
     args = parser.parse_args()
     print(f"{'bot':<46}{'compiled/s':>12}{'reference/s':>13}{'speed-up':>10}")
     for name, fast, slow in bot_rates(args.batch, args.bot_seconds):
         print(f"{name:<46}{fast:>12,.0f}{slow:>13,.0f}{fast / slow:>9.1f}x")
     if args.skip_training:
         return
-    print(f"\n{'training (learner decisions/s)':<46}{'compiled':>12}{'reference':>13}{'speed-up':>10}")
+    print(
+        f"\n{'training (learner decisions/s), ' + str(args.threads) + ' torch thread(s)':<46}"
+        f"{'compiled':>12}{'reference':>13}{'speed-up':>10}{'free bots':>11}{'of free':>9}"
+    )
     for name, hidden, shares, pool in (
         ("last curriculum stage, 512 units", 512, LAST_STAGE, 0.1),
         ("128 units against the heuristic only", 128, {"heuristic": 1.0}, 0.0),
     ):
-        fast = training_rate(hidden, shares, pool, False, args.seconds)
-        slow = training_rate(hidden, shares, pool, True, args.seconds)
-        print(f"{name:<46}{fast:>12,.0f}{slow:>13,.0f}{fast / slow:>9.1f}x")
+        fast = training_rate(hidden, shares, pool, False, args.seconds, args.threads)
+        slow = training_rate(hidden, shares, pool, True, args.seconds, args.threads)
+        # the trainer's own ceiling: the same run with every bot replaced by random (free)
+        free = training_rate(
+            hidden, {"random": sum(shares.values())}, pool, False, args.seconds, args.threads
+        )
+        print(f"{name:<46}{fast:>12,.0f}{slow:>13,.0f}{fast / slow:>9.1f}x{free:>11,.0f}{fast / free:>8.0%}")
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ At each decision that has a choice, the bot
    (:func:`~hanamikoji_env.simulate.row_value`: +1 / -1 for a game won or
    lost at that scoring, otherwise half the lead in charm points and geishas
    the markers give), plus :data:`PRIOR` times the heuristic's own score for a
-   plan; values within 1e-12 of the best tie, and the first candidate wins.
+   plan; values within 1e-12 of the best tie, broken at random.
 
 ``samples`` is the budget: more is stronger and slower.  Card selections
 continue the plan chosen at the token decision (the bot's game state).
@@ -120,13 +120,21 @@ def _evaluate(o, sequences, lengths, k, samples, rng, round_limit, values):
 
 
 @njit(cache=True)
-def _first_best(values, k, tol):
+def _best(values, k, rng):
+    """The index of the best of ``values[:k]``; values within 1e-12 of the best tie, and the tie
+    is broken uniformly at random from ``rng`` (as the bot's generator broke it before)."""
     top = -np.inf
     for c in range(k):
         top = max(top, values[c])
+    ties = 0
     for c in range(k):
-        if values[c] >= top - tol:
-            return c
+        ties += values[c] >= top - 1e-12
+    choice = 0 if ties == 1 else int(_uniform(rng) * ties)
+    for c in range(k):
+        if values[c] >= top - 1e-12:
+            if choice == 0:
+                return c
+            choice -= 1
     return -1
 
 
@@ -164,7 +172,7 @@ def _search_plans(o, tokens, prefix, n_prefix, select, samples, candidates, rng,
             return False
         for c in range(k):
             values[c] += PRIOR * plan_score[order[c]]
-        chosen = order[_first_best(values, k, 1e-12)]
+        chosen = order[_best(values, k, rng)]
     plan[2] = plan_token[chosen]
     plan[3:] = plan_cards[chosen]
     return True
@@ -213,7 +221,7 @@ def search_row(o, m, plan, key, samples, candidates, round_limit):
     values = np.zeros(k)
     if not _evaluate(o, sequences, lengths, k, samples, rng, round_limit, values):
         return -1
-    return legal[_first_best(values, k, 1e-12)]
+    return legal[_best(values, k, rng)]
 
 
 @njit(cache=True, parallel=True)
