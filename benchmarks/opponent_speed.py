@@ -11,17 +11,20 @@ Two measurements, each against its peer in the same run:
 2. Learner decisions/s of PPO training, rollout plus update: the curriculum's
    last stage (512-unit network; 60% ``search:samples=50,candidates=6``, 10%
    heuristic, 20% random, 10% snapshots) and a 128-unit network against the
-   heuristic alone, each with the compiled bots and with the references
-   played one decision at a time (as training served every bot before), and
-   with every bot replaced by ``random``: the trainer's own ceiling, what it
-   does when its opponents cost nothing.
+   heuristic alone, with this code, with the code of ``--before`` (a checkout
+   of the version before the bots were compiled: ``git worktree add
+   /tmp/before 6eab619``), and with every bot replaced by ``random``: the
+   trainer's own ceiling, what it does when its opponents cost nothing.  Each
+   run is its own process.
 
-Usage: ``python benchmarks/opponent_speed.py [--seconds 60] [--batch 1024] [--threads 1] [--skip-training]``
+Usage: ``python benchmarks/opponent_speed.py [--seconds 60] [--batch 1024] [--threads 1] [--before DIR] [--skip-training]``
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -33,7 +36,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the training/ pa
 from hanamikoji_env.bots import HeuristicBot, SearchBot
 from hanamikoji_env.bots.heuristic_reference import HeuristicReference
 from hanamikoji_env.bots.search_reference import SearchReference
-from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.vector import VectorHanamikoji, random_actions
 
 LAST_STAGE = {"heuristic": 0.1, "random": 0.2, "search:samples=50,candidates=6": 0.6}
@@ -100,35 +102,37 @@ def bot_rates(batch: int, seconds: float) -> list[tuple[str, float, float]]:
     return rows
 
 
-def training_rate(
-    hidden: int,
-    bot_shares: dict[str, float],
-    pool_share: float,
-    reference: bool,
-    seconds: float,
-    threads: int = 1,
-) -> float:
-    from training.config import Config
-    from training.ppo import Trainer
+TRAIN = """
+import json, sys, time
+code, config, seconds = sys.argv[1], json.loads(sys.argv[2]), float(sys.argv[3])
+sys.path.insert(0, code)
+import hanamikoji_env
+assert hanamikoji_env.__file__.startswith(code), f"imported {hanamikoji_env.__file__}, not {code}"
+from training.config import Config
+from training.ppo import Trainer
+trainer = Trainer(Config.from_dict(config), "/nonexistent")
+trainer.learn(trainer.collect())  # warm-up (kernels compile or load), and a first snapshot for the pool
+start, before = time.perf_counter(), trainer.decisions
+while time.perf_counter() - start < seconds:
+    trainer.learn(trainer.collect())
+print((trainer.decisions - before) / (time.perf_counter() - start))
+"""
+"""Learner decisions/s of one configuration with the code of a checkout (run in its own process)."""
 
-    cfg = Config.from_dict({
+
+def training_rate(
+    code: Path, hidden: int, bot_shares: dict[str, float], pool_share: float, seconds: float, threads: int
+) -> float:
+    config = {
         "num_envs": 512, "rollout_steps": 64, "hidden": hidden, "layers": 2, "update_epochs": 4,
         "num_minibatches": 16, "pool_share": pool_share, "bot_shares": bot_shares, "snapshot_every": 1,
         "total_decisions": 10**12, "torch_threads": threads,
-    })  # fmt: skip
-    trainer = Trainer(cfg, "/nonexistent")
-    if reference:  # the single-game Python bots, served one decision at a time
-        bots = trainer.collector.opponents.bots
-        for name in bots:
-            if name == "heuristic":
-                bots[name] = HeuristicReference(0)
-            elif name.startswith("search"):
-                bots[name] = SearchReference(0, **parse_player(name).options)
-    trainer.learn(trainer.collect())  # warm-up, and a first snapshot for the pool
-    start, before = time.perf_counter(), trainer.decisions
-    while time.perf_counter() - start < seconds:
-        trainer.learn(trainer.collect())
-    return (trainer.decisions - before) / (time.perf_counter() - start)
+    }  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", TRAIN, str(code.resolve()), json.dumps(config), str(seconds)],
+        capture_output=True, text=True, check=True, cwd=code,
+    )  # fmt: skip
+    return float(out.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
@@ -138,27 +142,35 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=1024, help="rows per heuristic batch")
     parser.add_argument("--skip-training", action="store_true", help="only the bots' decisions/s")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (the curriculum's: 1)")
+    parser.add_argument(
+        "--before",
+        type=Path,
+        default=None,
+        help="a checkout of the code to compare training with, e.g. git worktree add /tmp/before 6eab619",
+    )
     args = parser.parse_args()
     print(f"{'bot':<46}{'compiled/s':>12}{'reference/s':>13}{'speed-up':>10}")
     for name, fast, slow in bot_rates(args.batch, args.bot_seconds):
         print(f"{name:<46}{fast:>12,.0f}{slow:>13,.0f}{fast / slow:>9.1f}x")
     if args.skip_training:
         return
+    here = Path(__file__).resolve().parents[1]
     print(
         f"\n{'training (learner decisions/s), ' + str(args.threads) + ' torch thread(s)':<46}"
-        f"{'compiled':>12}{'reference':>13}{'speed-up':>10}{'free bots':>11}{'of free':>9}"
+        f"{'this code':>11}{'--before':>10}{'speed-up':>10}{'free bots':>11}{'of free':>9}"
     )
     for name, hidden, shares, pool in (
         ("last curriculum stage, 512 units", 512, LAST_STAGE, 0.1),
         ("128 units against the heuristic only", 128, {"heuristic": 1.0}, 0.0),
     ):
-        fast = training_rate(hidden, shares, pool, False, args.seconds, args.threads)
-        slow = training_rate(hidden, shares, pool, True, args.seconds, args.threads)
+        fast = training_rate(here, hidden, shares, pool, args.seconds, args.threads)
         # the trainer's own ceiling: the same run with every bot replaced by random (free)
-        free = training_rate(
-            hidden, {"random": sum(shares.values())}, pool, False, args.seconds, args.threads
-        )
-        print(f"{name:<46}{fast:>12,.0f}{slow:>13,.0f}{fast / slow:>9.1f}x{free:>11,.0f}{fast / free:>8.0%}")
+        free = training_rate(here, hidden, {"random": sum(shares.values())}, pool, args.seconds, args.threads)
+        if args.before is None:
+            print(f"{name:<46}{fast:>11,.0f}{'':>10}{'':>10}{free:>11,.0f}{fast / free:>8.0%}")
+            continue
+        slow = training_rate(args.before, hidden, shares, pool, args.seconds, args.threads)
+        print(f"{name:<46}{fast:>11,.0f}{slow:>10,.0f}{fast / slow:>9.1f}x{free:>11,.0f}{fast / free:>8.0%}")
 
 
 if __name__ == "__main__":
