@@ -21,6 +21,8 @@ two sets as a lower id is masked out, and so is 22 when both sets are equal.
 
 from __future__ import annotations
 
+import numpy as np
+
 SECRET, TRADEOFF, GIFT, COMPETITION = 0, 1, 2, 3
 TOKEN_NAMES = ("Secret", "Trade-off", "Gift", "Competition")
 NUM_TOKENS = len(TOKEN_NAMES)
@@ -38,16 +40,19 @@ SPLITS = ((0, 1, 2, 3), (0, 2, 1, 3), (0, 3, 1, 2))
 """Index order of each split: the first two sorted cards form set A (it holds c0)."""
 
 
-def card_action(geisha: int) -> int:
-    """Action id that adds one card of ``geisha`` to the selection."""
-    _check_geisha(geisha)
-    return CARD_BASE + geisha
-
-
-def gift_take_action(geisha: int) -> int:
-    """Action id with which the opponent takes the offered card of ``geisha``."""
-    _check_geisha(geisha)
-    return GIFT_TAKE_BASE + geisha
+def check_action(action: object, who: str = "the player to move") -> int:
+    """``action`` as an int id: an int (numpy's too) or a one-element int array.  ``TypeError``
+    for anything else (None included: only a finished agent passes None, and the env checks
+    that first), ``ValueError`` out of range.  Legality is the engine's to check."""
+    if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+        a = int(action)
+    elif isinstance(action, np.ndarray) and action.shape in ((), (1,)) and action.dtype.kind in "iu":
+        a = int(action.reshape(()))
+    else:
+        raise TypeError(f"action for {who} must be an int in [0, {NUM_ACTIONS}), got {action!r}")
+    if not 0 <= a < NUM_ACTIONS:
+        raise ValueError(f"illegal action {a} for {who}: out of range, action ids are 0..{NUM_ACTIONS - 1}")
+    return a
 
 
 def action_name(action: int) -> str:
@@ -64,8 +69,3 @@ def action_name(action: int) -> str:
     if action < COMP_TAKE_A:
         return f"gift-take:geisha{action - GIFT_TAKE_BASE}"
     return "comp-take:A" if action == COMP_TAKE_A else "comp-take:B"
-
-
-def _check_geisha(geisha: int) -> None:
-    if not isinstance(geisha, int) or not 0 <= geisha < 7:
-        raise ValueError(f"geisha must be an int in [0, 7), got {geisha!r}")

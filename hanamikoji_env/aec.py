@@ -48,6 +48,9 @@ for a draw, which only a ``round_limit`` can produce.  After each scoring,
 
 - ``round_limit`` (default ``None``, the official game): stop after that many
   scorings; more charm points wins, then more geishas, else a draw.
+- ``observation_version`` (default 1): which observation layout agents get
+  (:data:`hanamikoji_env.observation.VERSIONS`); a checkpoint plays with the
+  version it was trained on.
 - ``reset(seed=..., options={"decks": [deck_round_1, ...]})`` scripts the
   deals: each deck is 21 geisha ids ``[removed, player_0's 6, player_1's 6,
   draw pile top first (8)]``; later rounds are shuffled from the seed.
@@ -70,7 +73,14 @@ tools, renders and tests).
 
 ### Version History
 
-* v0: Initial release.
+The env is ``hanamikoji_v0``; its parts are versioned apart, each changing only
+with behaviour:
+
+* rules v1 (:data:`hanamikoji_env.rules.RULES_VERSION`): the rules of
+  ``shared/RULES.md``, with the optional round limit.  Game records carry it.
+* observation v1 (:data:`hanamikoji_env.observation.VERSIONS`): the 109-entry
+  layout.  Checkpoints carry their version and its layout hash.
+* v0: Initial release (rules v1, observation v1).
 """
 
 from __future__ import annotations
@@ -85,24 +95,14 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from hanamikoji_env import engine, rules
-from hanamikoji_env.actions import NUM_ACTIONS, action_name
-from hanamikoji_env.engine import C_PHASE, C_ROUND, C_TO_MOVE, C_WINNER, GAME_OVER, ROUND_OVER, WIDTH
-from hanamikoji_env.observation import (
-    OBS_HIGH,
-    OBS_SIZE,
-    STATE_HIGH,
-    encode_row,
-    encode_state,
-    play_and_observe,
-)
+from hanamikoji_env.actions import NUM_ACTIONS, action_name, check_action
+from hanamikoji_env.engine import C_PHASE, C_ROUND, C_TO_MOVE, C_WINNER, GAME_OVER, ROUND_OVER, Dealer
+from hanamikoji_env.observation import DEFAULT_VERSION, STATE_HIGH, encode_state, get_version
 from hanamikoji_env.render import render_text
-from hanamikoji_env.rules import DRAW, Phase, RoundSummary, State
+from hanamikoji_env.rules import RETURNS, Phase, RoundSummary, State
 
 AGENTS = ("player_0", "player_1")
-_FULL_DECK = np.array(rules.FULL_DECK, dtype=np.int64)
 _SEATS = {agent: seat for seat, agent in enumerate(AGENTS)}
-_RETURNS = {0: (1.0, -1.0), 1: (-1.0, 1.0), DRAW: (0.0, 0.0)}
-"""Final rewards by seat for each winner (as :func:`hanamikoji_env.rules.returns`)."""
 _NEEDS_RESET = frozenset(
     {"agents", "rewards", "terminations", "truncations", "infos", "agent_selection", "_cumulative_rewards"}
 )
@@ -129,32 +129,27 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         render_mode: str | None = None,
         round_limit: int | None = None,
         illegal_action: Literal["raise", "terminate"] = "raise",
+        observation_version: int = DEFAULT_VERSION,
     ) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}"
             )
-        if round_limit is not None and (
-            isinstance(round_limit, bool) or not isinstance(round_limit, int) or round_limit < 1
-        ):
-            raise ValueError(f"round_limit must be None or a positive int, got {round_limit!r}")
+        round_limit = rules.check_round_limit(round_limit)
+        self.version = get_version(observation_version)
         if illegal_action not in ("raise", "terminate"):
             raise ValueError(f"illegal_action must be 'raise' or 'terminate', got {illegal_action!r}")
         self.render_mode = render_mode
         self.round_limit = round_limit
         self.illegal_action = illegal_action
         self.possible_agents = list(AGENTS)
-        obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
-                "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
-            }
-        )
+        obs_space = self.version.space()
         self.observation_spaces = {a: obs_space for a in AGENTS}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in AGENTS}
         self.state_space = spaces.Box(0.0, STATE_HIGH, STATE_HIGH.shape, np.float32)
-        self._rng: np.random.Generator | None = None
+        self._dealer: Dealer | None = None
+        """Where each round's deck comes from (the env's generator and scripted decks)."""
         self._row: np.ndarray | None = None
         """The game: one engine row (``[1, WIDTH]`` int32), None before the first reset."""
         self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
@@ -167,7 +162,6 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         self._over = False
         """True once the game ended (terminations set): only then can a step be a dead step."""
         self._limit = round_limit or 0
-        self._decks: list[tuple[int, ...]] = []
         self._dealt: list[tuple[int, ...]] = []
         """The deck of every round dealt so far (for :meth:`history`)."""
         self._actions: list[tuple[int, int]] = []
@@ -202,16 +196,11 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         # everything is checked before any state changes: a bad call leaves the env as it was
-        if seed is not None and (
-            isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0
-        ):
-            raise ValueError(f"seed must be None or a non-negative int, got {seed!r}")
+        seed = rules.check_seed(seed)
         decks = self._parse_options(options)
-        if seed is not None:
-            self._rng = np.random.default_rng(int(seed))
-        elif self._rng is None:
-            self._rng = np.random.default_rng()
-        self._decks = decks
+        if seed is not None or self._dealer is None:
+            self._dealer = Dealer(1, np.random.default_rng(seed), shuffle="permutation")
+        self._dealer.script([decks])
         self.agents = list(AGENTS)
         self.rewards = {a: 0 for a in AGENTS}
         self._cumulative_rewards = {a: 0 for a in AGENTS}
@@ -223,8 +212,8 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         self._over = False
         self._last_round = None
         self._dealt, self._actions, self._summaries, self._illegal_move = [], [], [], None
-        self._row = np.zeros((1, WIDTH), dtype=np.int32)
-        engine.deal(self._row, 0, self._deck_for(1), True)
+        self._row = engine.blank_row()
+        self._deal(new_game=True)
         self._moved()
 
     def step(self, action: int | None) -> None:
@@ -243,8 +232,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         # the fast path of _as_action: a plain int in range
         a = action if type(action) is int and 0 <= action < NUM_ACTIONS else _as_action(action, agent)
         self._cumulative_rewards[agent] = 0
-        obs, mask = np.empty(OBS_SIZE, np.float32), np.empty(NUM_ACTIONS, np.int8)
-        code = play_and_observe(row, a, self._limit, self._mask, obs, mask)
+        code = engine.play(row, a, self._limit, self._mask)
         if code < 0:
             self._illegal(agent, a)
             return
@@ -256,14 +244,16 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
             self._summaries.append(summary.as_dict())
             self.infos = {a: {"round_summary": summary.as_dict()} for a in self.agents}  # one dict each
             if phase == GAME_OVER:
-                r0, r1 = _RETURNS[int(row[0, C_WINNER])]
+                r0, r1 = RETURNS[int(row[0, C_WINNER])]
                 self._end({AGENTS[0]: r0, AGENTS[1]: r1})
                 self._render_human()  # the final scoring and the winner
                 return
-            engine.deal(row, 0, self._deck_for(int(row[0, C_ROUND]) + 1), False)
+            self._deal(new_game=False)
             self._moved()
         else:
             self.agent_selection = agent = AGENTS[code & 1]
+            obs, mask = np.empty(self.version.size, np.float32), np.empty(NUM_ACTIONS, np.int8)
+            self.version.encode_row(row, 0, code & 1, obs, mask)
             self._ahead = (agent, obs, mask)
         if self.render_mode == "human":
             self.render()
@@ -287,18 +277,23 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         self._end({agent: -1, other: 0})
         self._render_human()
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
+    def observe(self, agent: str, observation_version: int | None = None) -> dict[str, np.ndarray]:
+        """``agent``'s observation and mask; ``observation_version``: another version than the
+        env's (for a bot trained on it)."""
         row = self._row
         if row is None:
             self._require_reset("observe")
         ahead = self._ahead
+        version = self.version
+        if observation_version is not None and observation_version != version.number:
+            version, ahead = get_version(observation_version), None
         if ahead is not None and ahead[0] == agent:  # encoded by step(): fresh arrays, handed out once
             self._ahead = None
             obs, mask = ahead[1], ahead[2]
         else:
             seat = _SEATS[agent] if agent in _SEATS else _seat(agent)
-            obs, mask = np.empty(OBS_SIZE, np.float32), np.empty(NUM_ACTIONS, np.int8)
-            encode_row(row, 0, seat, obs, mask)
+            obs, mask = np.empty(version.size, np.float32), np.empty(NUM_ACTIONS, np.int8)
+            version.encode_row(row, 0, seat, obs, mask)
         if self._over and self.terminations.get(agent, True):
             mask.fill(0)
         return {"observation": obs, "action_mask": mask}
@@ -333,7 +328,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         if self._illegal_move is not None:
             rewards = (-1.0, 0.0) if self._illegal_move[0] == 0 else (0.0, -1.0)
         else:
-            rewards = _RETURNS[winner] if over else (0.0, 0.0)
+            rewards = RETURNS[winner] if over else (0.0, 0.0)
         return GameHistory(
             decks=list(self._dealt),
             actions=list(self._actions),
@@ -409,15 +404,11 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
             raise RuntimeError(f"reset() must be called before {what}()")
         return self._row
 
-    def _deck_for(self, round_number: int) -> np.ndarray:
-        """The deck of a round: scripted, else shuffled from the env's generator."""
-        if round_number <= len(self._decks):
-            deck = np.asarray(self._decks[round_number - 1], dtype=np.int32)
-        else:
-            assert self._rng is not None
-            deck = self._rng.permutation(_FULL_DECK)  # the same draws as rules.shuffled_deck
-        self._dealt.append(tuple(deck.tolist()))
-        return deck
+    def _deal(self, new_game: bool) -> None:
+        """Deal the next round (or the game's first): scripted, else shuffled from the env's generator."""
+        assert self._dealer is not None and self._row is not None
+        deck = self._dealer.deal(self._row, np.zeros(1, dtype=np.int64), np.array([new_game]))
+        self._dealt.append(tuple(deck[0].tolist()))
 
     @staticmethod
     def _parse_options(options: dict[str, Any] | None) -> list[tuple[int, ...]]:
@@ -474,14 +465,6 @@ def _seat(agent: str) -> int:
 
 
 def _as_action(action: object, agent: str) -> int:
-    if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
-        a = int(action)
-    elif isinstance(action, np.ndarray) and action.shape in ((), (1,)) and action.dtype.kind in "iu":
-        a = int(action.reshape(()))
-    elif action is None:
+    if action is None:
         raise ValueError(f"action None is only valid for a terminated agent; {agent} is still playing")
-    else:
-        raise TypeError(f"action for {agent} must be an int in [0, {NUM_ACTIONS}), got {action!r}")
-    if not 0 <= a < NUM_ACTIONS:
-        raise ValueError(f"action {a} for {agent} is out of range: ids are 0..{NUM_ACTIONS - 1}")
-    return a
+    return check_action(action, agent)

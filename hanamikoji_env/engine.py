@@ -17,7 +17,13 @@ many random games, state by state.  Every number of the rules comes from
 
 Rule -> kernel: deal and the automatic draw -> :func:`deal`, :func:`start_turn`;
 legal moves -> :func:`legal`; tokens, Gift and Competition answers ->
-:func:`apply_one`; scoring, markers and the winner -> :func:`end_turn`.
+:func:`apply_one`; scoring, markers and the winner -> :func:`end_turn`; the
+final rewards -> :func:`final_returns`.
+
+Where a round's deck comes from is one driver, :class:`Dealer` (scripted decks,
+else shuffled from the game's generator), used by the AEC env and the batch
+engine; the OpenSpiel game deals card by card as chance outcomes through
+:func:`deal`, :func:`unset_draw` and :func:`set_draw`.
 """
 
 from __future__ import annotations
@@ -41,13 +47,17 @@ from hanamikoji_env.actions import (
     SPLITS,
     TOKEN_SIZES,
     TRADEOFF,
+    check_action,
 )
 from hanamikoji_env.rules import (
     CENTRE,
     DRAW,
     DRAW_PILE_SIZE,
+    FULL_DECK,
     HAND_SIZE,
+    NUM_CARDS,
     NUM_GEISHAS,
+    RETURNS,
     TURNS_PER_ROUND,
     VALUES,
     WIN_GEISHAS,
@@ -55,9 +65,9 @@ from hanamikoji_env.rules import (
     Phase,
     RoundSummary,
     State,
+    check_round_limit,
     score,
     validate_deck,
-    validate_round_limit,
 )
 
 # ------------------------------------------------------------ the row ---
@@ -118,6 +128,8 @@ NUM_SPLITS = len(SPLITS)
 GIFT_SIZE = TOKEN_SIZES[GIFT]
 COMP_SIZE = TOKEN_SIZES[COMPETITION]
 SET_SIZE = COMP_SIZE // 2
+_RETURNS = np.array([RETURNS[DRAW], RETURNS[0], RETURNS[1]], dtype=np.float32)
+""":data:`~hanamikoji_env.rules.RETURNS` indexed by winner + 1, for the kernels."""
 
 # ------------------------------------------------------------- kernels ---
 
@@ -154,6 +166,40 @@ def deal(s, i, deck, new_game):
         s[i, C_PILE + k] = deck[1 + 2 * HAND_SIZE + k]
     s[i, C_PILE_POS] = 0
     start_turn(s, i, starter)
+
+
+def blank_row() -> np.ndarray:
+    """One row (``[1, WIDTH]``) before the first deal of a game: what :func:`deal` with
+    ``new_game`` starts from (as :func:`hanamikoji_env.rules.new_game` starts)."""
+    row = np.zeros((1, WIDTH), dtype=np.int32)
+    row[0, C_PHASE] = ROUND_OVER
+    row[0, C_STARTER] = 1
+    row[0, C_WINNER] = NO_WINNER
+    row[0, C_MARKERS : C_MARKERS + NUM_GEISHAS] = CENTRE
+    return row
+
+
+@njit(cache=True)
+def unset_draw(s, i):
+    """Take back the card the current player drew at the start of this turn (its pile slot
+    stays used): for a caller whose chance decides that card later (:func:`set_draw`)."""
+    seat = s[i, C_CURRENT]
+    s[i, C_HANDS + NUM_GEISHAS * seat + s[i, C_PILE + s[i, C_PILE_POS] - 1]] -= 1
+
+
+@njit(cache=True)
+def set_draw(s, i, card):
+    """Make ``card`` the current player's draw of this turn (after :func:`unset_draw`)."""
+    s[i, C_HANDS + NUM_GEISHAS * s[i, C_CURRENT] + card] += 1
+    s[i, C_PILE + s[i, C_PILE_POS] - 1] = card
+
+
+@njit(cache=True)
+def final_returns(s, i, out):
+    """The final rewards by seat of row ``i``'s finished game into ``out`` (``[2]``)."""
+    w = s[i, C_WINNER]
+    out[0] = _RETURNS[w + 1, 0]
+    out[1] = _RETURNS[w + 1, 1]
 
 
 @njit(cache=True)
@@ -342,6 +388,17 @@ def apply_one(s, i, a, round_limit):
 
 
 @njit(cache=True)
+def play(s, a, round_limit, m):
+    """The AEC env's move on its row ``s[0]``: ``-1`` if ``a`` is not legal by the mask ``m``
+    (nothing changes); else apply it, refresh ``m`` and return ``(phase << 1) | seat to move``."""
+    if m[a] == 0:
+        return -1
+    phase = apply_one(s, 0, a, round_limit)
+    legal(s, 0, m)
+    return (phase << 1) | s[0, C_TO_MOVE]
+
+
+@njit(cache=True)
 def pick(m, u):
     """The legal action of mask row ``m`` at uniform ``u`` in [0, 1) (-1 if none is legal)."""
     count = 0
@@ -356,6 +413,67 @@ def pick(m, u):
     return -1
 
 
+# ------------------------------------------------------------ the deals ---
+
+_DECK = np.array(FULL_DECK, dtype=np.int8)
+
+
+@njit(cache=True)
+def _deal_rows(s, rows, decks, new_game):
+    for j in range(rows.shape[0]):
+        deal(s, rows[j], decks[j], new_game[j])
+
+
+class Dealer:
+    """Where every round's deck comes from, for ``num_games`` games (rows): each game's scripted
+    decks (round 1, 2, ...), then decks shuffled from ``rng``.
+
+    ``shuffle`` is how a seed becomes decks: ``"permutation"`` (one
+    ``rng.permutation`` per deck: the AEC env's) or ``"sort"`` (one batch of sort keys
+    for all the rows dealt at once: the batch engine's).  Both are kept so that a
+    seeded game stays the game it was."""
+
+    def __init__(self, num_games: int, rng: np.random.Generator, shuffle: str) -> None:
+        if shuffle not in ("permutation", "sort"):
+            raise ValueError(f"shuffle must be 'permutation' or 'sort', got {shuffle!r}")
+        self.rng = rng
+        self.shuffle = shuffle
+        self.decks = np.zeros((num_games, 0, NUM_CARDS), dtype=np.int8)
+        """Scripted decks per game, ``[num_games, rounds, 21]``."""
+        self.n_decks = np.zeros(num_games, dtype=np.int64)
+        """How many of each game's scripted decks are in use (0 for a game ended)."""
+
+    def script(self, decks: list[list[tuple[int, ...]]]) -> None:
+        """Script the next games' rounds: ``decks[i]`` for game ``i`` (already validated; may
+        be ragged or empty)."""
+        counts = np.array([len(d) for d in decks], dtype=np.int64)
+        out = np.zeros((len(decks), int(counts.max(initial=0)), NUM_CARDS), dtype=np.int8)
+        for i, game in enumerate(decks):
+            if game:
+                out[i, : len(game)] = game
+        self.decks, self.n_decks = out, counts
+
+    def deal(self, s: np.ndarray, rows: np.ndarray, new_game: np.ndarray) -> np.ndarray:
+        """Deal the next round (a new game's first where ``new_game``) into ``rows`` of ``s``;
+        returns the decks dealt (``[len(rows), 21]`` int8)."""
+        next_round = np.where(new_game, 1, s[rows, C_ROUND] + 1)
+        scripted = next_round <= self.n_decks[rows]
+        decks = np.empty((rows.size, NUM_CARDS), dtype=np.int8)
+        if scripted.any():
+            decks[scripted] = self.decks[rows[scripted], next_round[scripted] - 1]
+        k = int((~scripted).sum())
+        if k and self.shuffle == "sort":
+            decks[~scripted] = _DECK[np.argsort(self.rng.random((k, NUM_CARDS)), axis=1)]
+        elif k:
+            decks[~scripted] = [self.rng.permutation(_DECK) for _ in range(k)]
+        _deal_rows(s, rows.astype(np.int64), decks, new_game.astype(np.bool_))
+        return decks
+
+    def game_ended(self, done: np.ndarray) -> None:
+        """Scripted decks belong to the game that just ended in the rows ``done``."""
+        self.n_decks[done] = 0
+
+
 # ------------------------------------------------- the State-level API ---
 # The same functions as hanamikoji_env.rules, computed by the kernels: for the rule tests,
 # the differential check and tools.  The envs work on rows directly.
@@ -363,7 +481,7 @@ def pick(m, u):
 
 def new_game(deck: Sequence[int], round_limit: int | None = None) -> State:
     """:func:`hanamikoji_env.rules.new_game`, by the kernels."""
-    validate_round_limit(round_limit)
+    round_limit = check_round_limit(round_limit)
     row = np.zeros((1, WIDTH), dtype=np.int32)
     deal(row, 0, np.asarray(validate_deck(deck), dtype=np.int32), True)
     return state_from_row(row[0], round_limit, None)
@@ -390,12 +508,10 @@ def legal_actions(state: State) -> list[int]:
 
 def apply(state: State, action: int) -> State:
     """:func:`hanamikoji_env.rules.apply`, by the kernels (same errors)."""
-    if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
-        raise TypeError(f"action must be an int, got {type(action).__name__}")
-    action = int(action)
+    action = check_action(action, f"seat {state.to_move}")
     row = rows_from_states([state])
     mask = _row_mask(row)
-    if not 0 <= action < NUM_ACTIONS or not mask[action]:
+    if not mask[action]:
         raise ValueError(
             f"illegal action {action} in phase {state.phase.name} for seat {state.to_move}; "
             f"legal: {[a for a, ok in enumerate(mask) if ok]}"

@@ -6,8 +6,10 @@ weights_only=True)`` (no code runs on load) and checked before use:
 | key | content |
 |---|---|
 | ``format`` | ``"hanamikoji-policy/1"`` |
-| ``env_version`` | the hanamikoji-env version that wrote it; its major.minor must match |
-| ``layout_hash`` | hash of the observation layout and action count; must match |
+| ``env_version`` | the hanamikoji-env version that wrote it (for information: any version loads) |
+| ``observation_version`` | the observation version the network reads (absent in files written
+  before versions were recorded: version 1) |
+| ``layout_hash`` | that version's layout hash; must match, so a changed layout never loads |
 | ``model_config`` | ``{"hidden": 1..4096, "layers": 1..16}`` (ints) |
 | ``state_dict`` | the network's weights: its keys and shapes must be those of ``model_config``'s network |
 | anything else | what training adds (optimizer and RNG states, config, step counts) |
@@ -22,7 +24,6 @@ interrupted save never leaves a truncated checkpoint behind
 from __future__ import annotations
 
 import glob
-import hashlib
 import os
 import re
 import tempfile
@@ -35,10 +36,9 @@ from torch import nn
 
 from hanamikoji_env import __version__
 from hanamikoji_env.actions import NUM_ACTIONS
-from hanamikoji_env.observation import OBS_HIGH, OBS_LAYOUT, OBS_SIZE, layout_table
+from hanamikoji_env.observation import DEFAULT_VERSION, VERSIONS, get_version
 
 FORMAT = "hanamikoji-policy/1"
-LAYOUT_HASH = hashlib.sha256(f"{layout_table(OBS_LAYOUT)}|actions={NUM_ACTIONS}".encode()).hexdigest()[:16]
 
 
 MAX_HIDDEN = 4096
@@ -60,18 +60,23 @@ def tanh_layers(width: int, hidden: int, layers: int) -> list[nn.Module]:
 
 
 class PolicyNet(nn.Module):
-    """An MLP with a policy head (23 logits) and a value head, on scaled observations."""
+    """An MLP with a policy head (23 logits) and a value head, on scaled observations of
+    ``observation_version``."""
 
-    def __init__(self, hidden: int = 256, layers: int = 2) -> None:
+    def __init__(
+        self, hidden: int = 256, layers: int = 2, observation_version: int = DEFAULT_VERSION
+    ) -> None:
         super().__init__()
         if not _network_size_ok(hidden, layers):
             raise ValueError(
                 f"hidden and layers must be ints in [1, {MAX_HIDDEN}] and [1, {MAX_LAYERS}], "
                 f"got {hidden!r}, {layers!r}"
             )
+        version = get_version(observation_version)
         self.config = {"hidden": int(hidden), "layers": int(layers)}
-        self.register_buffer("scale", torch.as_tensor(1.0 / OBS_HIGH, dtype=torch.float32))
-        self.trunk = nn.Sequential(*tanh_layers(OBS_SIZE, hidden, layers))
+        self.observation_version = version.number
+        self.register_buffer("scale", torch.as_tensor(1.0 / version.high, dtype=torch.float32))
+        self.trunk = nn.Sequential(*tanh_layers(version.size, hidden, layers))
         self.policy = nn.Linear(hidden, NUM_ACTIONS)
         self.value = nn.Linear(hidden, 1)
 
@@ -93,7 +98,7 @@ def widen(model: PolicyNet, hidden: int) -> PolicyNet:
     old = model.config["hidden"]
     if hidden < old:
         raise ValueError(f"cannot widen a {old}-unit network to {hidden} units")
-    wide = PolicyNet(hidden, model.config["layers"])
+    wide = PolicyNet(hidden, model.config["layers"], model.observation_version)
     for i, (src, dst) in enumerate(zip(model.trunk[::2], wide.trunk[::2], strict=True)):
         if i:
             dst.weight[:old, old:] = 0.0  # old units do not hear the new ones
@@ -128,10 +133,12 @@ def resolve_device(name: str) -> torch.device:
 
 def save_checkpoint(path: str | Path, model: PolicyNet, **extra: Any) -> None:
     """Write ``model`` (and training ``extra``) to ``path`` atomically."""
+    version = get_version(model.observation_version)
     payload = {
         "format": FORMAT,
         "env_version": __version__,
-        "layout_hash": LAYOUT_HASH,
+        "observation_version": version.number,
+        "layout_hash": version.layout_hash,
         "model_config": dict(model.config),
         "state_dict": model.state_dict(),
         **extra,
@@ -173,11 +180,16 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
         raise CheckpointError(f"{path} is not a readable checkpoint ({type(e).__name__}: {e})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise CheckpointError(f"{path} is not a hanamikoji-env policy checkpoint (no format {FORMAT!r})")
-    version = str(data.get("env_version"))
-    if version.split(".")[:2] != __version__.split(".")[:2]:
-        raise CheckpointError(f"{path} was written by hanamikoji-env {version}; this is {__version__}")
-    if data.get("layout_hash") != LAYOUT_HASH:
-        raise CheckpointError(f"{path} was made for another observation layout or action set")
+    number = data.get("observation_version", 1)  # files from before versions were recorded: 1
+    if type(number) is not int or number not in VERSIONS:
+        raise CheckpointError(
+            f"{path} reads observation version {_short(number)}; this hanamikoji-env {__version__} "
+            f"knows versions {sorted(VERSIONS)} (a newer release may)"
+        )
+    if data.get("layout_hash") != VERSIONS[number].layout_hash:
+        raise CheckpointError(
+            f"{path} was made for another layout of observation version {number} or another action set"
+        )
     config = data.get("model_config")
     if (
         not isinstance(config, dict)
@@ -191,7 +203,7 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     state = data.get("state_dict")
     if not isinstance(state, dict):
         raise CheckpointError(f"{path} has no state_dict")
-    expected = state_dict_shapes(config["hidden"], config["layers"])
+    expected = state_dict_shapes(config["hidden"], config["layers"], number)
     found = {k: tuple(v.shape) if isinstance(v, torch.Tensor) else type(v).__name__ for k, v in state.items()}
     if found != expected:  # checked before any network is built
         wrong = sorted(k for k in expected.keys() | found.keys() if found.get(k) != expected.get(k))
@@ -204,10 +216,12 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     return data
 
 
-def state_dict_shapes(hidden: int, layers: int) -> dict[str, tuple[int, ...]]:
+def state_dict_shapes(
+    hidden: int, layers: int, observation_version: int = DEFAULT_VERSION
+) -> dict[str, tuple[int, ...]]:
     """The key and tensor shape of every entry of a :class:`PolicyNet`'s state dict."""
-    shapes: dict[str, tuple[int, ...]] = {"scale": (OBS_SIZE,)}
-    width = OBS_SIZE
+    width = get_version(observation_version).size
+    shapes: dict[str, tuple[int, ...]] = {"scale": (width,)}
     for i in range(layers):
         shapes[f"trunk.{2 * i}.weight"] = (hidden, width)
         shapes[f"trunk.{2 * i}.bias"] = (hidden,)
@@ -235,7 +249,7 @@ def load_policy(path: str | Path) -> PolicyNet:
 
 def policy_from(data: dict[str, Any], path: str | Path) -> PolicyNet:
     """The network of checkpoint ``data`` already read (and checked) from ``path``, in eval mode."""
-    model = PolicyNet(**data["model_config"])
+    model = PolicyNet(**data["model_config"], observation_version=data.get("observation_version", 1))
     try:
         model.load_state_dict(data["state_dict"])
     except RuntimeError as e:

@@ -17,7 +17,18 @@ until the Secrets are revealed at the scoring.  The removed card and the draw
 pile are seen by nobody; ``unseen`` counts, per geisha, the cards this player
 has not seen (opponent's hand, Secret and Trade-off, removed card, draw pile).
 
-Observation vector (``OBS_SIZE`` = 109):
+Observations are versioned, as PettingZoo names envs ``_v0``, ``_v1``: a
+version is a layout and its encoder kernel, and never changes once released;
+a new feature is a new version (:data:`VERSIONS`, one line each), so a
+checkpoint trained on one version keeps loading and playing (it records its
+version and layout hash).  Every env, the batch engine and the OpenSpiel game
+take ``observation_version`` (default :data:`DEFAULT_VERSION`).
+
+| version | size | what it adds |
+|---|---|---|
+| 1 | 109 | the layout below |
+
+Observation vector of version 1 (``OBS_SIZE`` = 109):
 
 | offset | length | name | meaning |
 |---|---|---|---|
@@ -68,8 +79,10 @@ centralized critics only: it reveals everything.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import hashlib
+from typing import Any, NamedTuple
 
+import gymnasium
 import numpy as np
 from numba import njit
 
@@ -96,7 +109,6 @@ from hanamikoji_env.engine import (
     ROUND_OVER,
     SELECT_PHASE,
     SET_SIZE,
-    apply_one,
     legal,
     rows_from_states,
 )
@@ -295,23 +307,73 @@ def encode_rows(s, seats, obs, mask):
         encode_row(s, i, seats[i], obs[i], mask[i])
 
 
-@njit(cache=True)
-def play_and_observe(s, a, round_limit, m, o, om):
-    """The AEC env's one kernel call per move on its row ``s[0]``: ``-1`` if ``a`` is not legal
-    by the mask ``m`` (nothing changes); else apply it, refresh ``m``, encode the observation
-    of the seat to move now into ``o``/``om`` and return ``(phase << 1) | seat to move``."""
-    if m[a] == 0:
-        return -1
-    phase = apply_one(s, 0, a, round_limit)
-    legal(s, 0, m)
-    seat = s[0, C_TO_MOVE]
-    encode_row(s, 0, seat, o, om)
-    return (phase << 1) | seat
+# -------------------------------------------------------------- versions ---
+
+
+class ObservationVersion(NamedTuple):
+    """One observation version: its layout and its encoder kernels over engine rows."""
+
+    number: int
+    layout: tuple[Field, ...]
+    encode_row: Any
+    """``encode_row(s, i, seat, o, m)``: seat's observation of row ``i`` and its mask."""
+    encode_rows: Any
+    """``encode_rows(s, seats, obs, mask)``: :attr:`encode_row` for every row."""
+
+    @property
+    def size(self) -> int:
+        return sum(f.length for f in self.layout)
+
+    @property
+    def high(self) -> np.ndarray:
+        """Upper bound of each entry (the lower bound is 0)."""
+        return np.array([h for f in self.layout for h in f.high], dtype=np.float32)
+
+    @property
+    def layout_hash(self) -> str:
+        """What a checkpoint records: the layout's table and the action count, hashed."""
+        text = f"{layout_table(self.layout)}|actions={NUM_ACTIONS}"
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def space(self, to_play: bool = False) -> gymnasium.spaces.Dict:
+        """The observation space of one agent: ``observation`` and ``action_mask`` (and the
+        seat to move, ``to_play``, for the two-player batch env)."""
+        spaces = {
+            "observation": gymnasium.spaces.Box(0.0, self.high, (self.size,), np.float32),
+            "action_mask": gymnasium.spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+        }
+        if to_play:
+            spaces["to_play"] = gymnasium.spaces.Discrete(2)
+        return gymnasium.spaces.Dict(spaces)
+
+
+VERSIONS: dict[int, ObservationVersion] = {
+    1: ObservationVersion(1, OBS_LAYOUT, encode_row, encode_rows),
+}
+"""Every observation version by number; adding one is a layout, its kernels and a line here
+(and its row in the versions table above)."""
+DEFAULT_VERSION = 1
+
+
+def get_version(number: object = DEFAULT_VERSION) -> ObservationVersion:
+    """The version ``number``; ``ValueError`` naming the known ones otherwise."""
+    if (
+        isinstance(number, (bool, np.bool_))
+        or not isinstance(number, (int, np.integer))
+        or number not in VERSIONS
+    ):
+        raise ValueError(f"observation_version must be one of {sorted(VERSIONS)}, got {number!r}")
+    return VERSIONS[int(number)]
+
+
+def observation_space(number: object = DEFAULT_VERSION, to_play: bool = False) -> gymnasium.spaces.Dict:
+    """:meth:`ObservationVersion.space` of version ``number``."""
+    return get_version(number).space(to_play)
 
 
 # ------------------------------------------------- reading a row in kernels ---
 # For compiled bots that read an observation row (:mod:`hanamikoji_env.bots.heuristic`,
-# :mod:`hanamikoji_env.bots.search`, :func:`hanamikoji_env.simulate.determinize_row`).
+# :mod:`hanamikoji_env.bots.search`, :func:`hanamikoji_env.infoset.determinize_row`).
 
 
 @njit(cache=True)

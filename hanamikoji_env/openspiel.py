@@ -3,6 +3,7 @@
     import pyspiel
     import hanamikoji_env.openspiel  # registers the game
     game = pyspiel.load_game("python_hanamikoji")           # or "python_hanamikoji(round_limit=3)"
+    # parameters: round_limit (default 12), observation_version (default 1)
 
 The game plays on the engine of record (:mod:`hanamikoji_env.engine`, one row
 per state) and shows each player the env's own observation, so OpenSpiel's
@@ -25,13 +26,16 @@ against the AEC env.
   longest of 100,000 random games lasted 7 rounds, so the cap almost never
   binds; ``round_limit=N`` gives the env's short variant.
 - **Observations**: ``observation_tensor(p)`` is the env's observation vector of
-  ``p`` (109 floats, "me"/"opponent" perspective, layout in
-  :mod:`hanamikoji_env.observation`); ``information_state_tensor(p)`` is the same
-  vector (the current view; it does not recall the past).  ``observation_string``
-  is the same view as text; ``information_state_string`` adds a digest of
-  everything ``p`` has observed so far in the game (each change of its view,
-  its own choices included), so it has perfect recall.  Nothing the player may
-  not know enters either: the same no-leak test as the env's.
+  ``p`` in the game's ``observation_version`` (version 1: 109 floats,
+  "me"/"opponent" perspective, layout in :mod:`hanamikoji_env.observation`).
+  ``observation_string`` is the same view as text.  ``information_state_string``
+  is the player and a chained digest of every view ``p`` has had so far in the
+  game (each change of its view, its own choices included), so it has perfect
+  recall; the digest grows with each move, so the string costs a few
+  microseconds.  There is no information-state tensor
+  (``provides_information_state_tensor=False``): the observation does not recall
+  the past, and a tensor that did would have to hold the whole game.  Nothing
+  the player may not know enters any of them: the same no-leak test as the env's.
 - **Clone, serialize**: states copy their row; serialization is OpenSpiel's
   own (the history of actions, replayed).
 - **Resampling** (for ISMCTS): ``resample_from_infostate(player, sampler)``
@@ -49,29 +53,22 @@ import pyspiel
 
 from hanamikoji_env import engine
 from hanamikoji_env.actions import NUM_ACTIONS, action_name
-from hanamikoji_env.engine import (
-    C_CURRENT,
-    C_HANDS,
-    C_MARKERS,
-    C_PHASE,
-    C_PILE,
-    C_PILE_POS,
-    C_STARTER,
-    C_TURN,
-    C_WINNER,
-    GAME_OVER,
-    NO_WINNER,
-    ROUND_OVER,
-    TOKEN_PHASE,
-    WIDTH,
+from hanamikoji_env.engine import C_CURRENT, C_PHASE, C_TURN, C_WINNER, GAME_OVER, ROUND_OVER, TOKEN_PHASE
+from hanamikoji_env.observation import DEFAULT_VERSION, VERSIONS, decode, get_version
+from hanamikoji_env.rules import (
+    DRAW_PILE_SIZE,
+    HAND_SIZE,
+    NUM_GEISHAS,
+    NUM_REMOVED,
+    RETURNS,
+    VALUES,
+    State,
+    check_round_limit,
 )
-from hanamikoji_env.observation import OBS_LAYOUT, OBS_SIZE, decode, encode_row
-from hanamikoji_env.rules import CENTRE, DRAW, DRAW_PILE_SIZE, HAND_SIZE, NUM_GEISHAS, VALUES, State
 
 DEFAULT_ROUND_LIMIT = 12
 """Scorings after which a game ends with the round-limit tie-breaks (OpenSpiel needs a finite game)."""
-MAX_ROUND_LIMIT = 100
-DEAL_OUTCOMES = 1 + 2 * HAND_SIZE + 1
+DEAL_OUTCOMES = NUM_REMOVED + 2 * HAND_SIZE + 1
 """Chance outcomes that open a round: the removed card, both hands, the starting player's draw."""
 DECISIONS_PER_ROUND = 34
 """At most, per round: each player's 4 tokens, 10 cards, 1 split and 2 answers."""
@@ -88,10 +85,10 @@ _GAME_TYPE = pyspiel.GameType(
     max_num_players=2,
     min_num_players=2,
     provides_information_state_string=True,
-    provides_information_state_tensor=True,
+    provides_information_state_tensor=False,
     provides_observation_string=True,
     provides_observation_tensor=True,
-    parameter_specification={"round_limit": DEFAULT_ROUND_LIMIT},
+    parameter_specification={"round_limit": DEFAULT_ROUND_LIMIT, "observation_version": DEFAULT_VERSION},
 )
 
 
@@ -99,10 +96,16 @@ class HanamikojiGame(pyspiel.Game):
     """The game: its facts (:class:`pyspiel.GameType`, :class:`pyspiel.GameInfo`) and its states."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
-        params = {"round_limit": DEFAULT_ROUND_LIMIT, **(params or {})}
+        params = {
+            "round_limit": DEFAULT_ROUND_LIMIT,
+            "observation_version": DEFAULT_VERSION,
+            **(params or {}),
+        }
         limit = params["round_limit"]
-        if type(limit) is not int or not 1 <= limit <= MAX_ROUND_LIMIT:
-            raise ValueError(f"round_limit must be an int in [1, {MAX_ROUND_LIMIT}], got {limit!r}")
+        if limit is None:  # the one input the envs take and this game cannot: it must end
+            raise ValueError("round_limit must be an int here: OpenSpiel needs a finite game")
+        limit = check_round_limit(limit)
+        version = get_version(params["observation_version"])
         info = pyspiel.GameInfo(
             num_distinct_actions=NUM_ACTIONS,
             max_chance_outcomes=NUM_GEISHAS,
@@ -112,14 +115,17 @@ class HanamikojiGame(pyspiel.Game):
             utility_sum=0.0,
             max_game_length=limit * (DECISIONS_PER_ROUND + CHANCE_PER_ROUND),
         )
-        super().__init__(_GAME_TYPE, info, params)
+        super().__init__(_GAME_TYPE, info, {"round_limit": limit, "observation_version": version.number})
         self.round_limit = limit
+        self.version = version
 
     def new_initial_state(self) -> HanamikojiState:
         return HanamikojiState(self)
 
     def make_py_observer(self, iig_obs_type: Any = None, params: dict | None = None) -> HanamikojiObserver:
-        return HanamikojiObserver(iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
+        return HanamikojiObserver(
+            iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params, self.version.layout
+        )
 
 
 class HanamikojiState(pyspiel.State):
@@ -128,11 +134,8 @@ class HanamikojiState(pyspiel.State):
     def __init__(self, game: HanamikojiGame) -> None:
         super().__init__(game)
         self._limit = game.round_limit
-        self._row = np.zeros((1, WIDTH), dtype=np.int32)
-        self._row[0, C_PHASE] = ROUND_OVER  # before the first deal, as rules.new_game starts
-        self._row[0, C_STARTER] = 1
-        self._row[0, C_WINNER] = NO_WINNER
-        self._row[0, C_MARKERS : C_MARKERS + NUM_GEISHAS] = CENTRE
+        self._version = game.version
+        self._row = engine.blank_row()  # before the first deal, as rules.new_game starts
         self._dealt: list[int] | None = []
         """The outcomes of the round's opening deal so far (None once it is dealt)."""
         self._pool = np.array(VALUES, dtype=np.int64)
@@ -141,8 +144,10 @@ class HanamikojiState(pyspiel.State):
         """The seat waiting for its draw (a chance node), or -1."""
         self._new_game = True
         self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        self._seen: list[list[bytes]] = [[], []]
-        """Each player's view after every change of it: its perfect recall."""
+        self._views: list[bytes] = [b"", b""]
+        """Each player's latest view."""
+        self._digests: list[bytes] = [b"", b""]
+        """Each player's chained digest of every change of its view: its perfect recall."""
         self._record_views()
 
     # ------------------------------------------------------------ OpenSpiel ---
@@ -173,9 +178,8 @@ class HanamikojiState(pyspiel.State):
             if phase == ROUND_OVER:
                 self._dealt, self._pool = [], np.array(VALUES, dtype=np.int64)
             elif phase == TOKEN_PHASE and row[0, C_TURN] != turn:  # a new turn: its player drew
-                seat = row[0, C_CURRENT]
-                row[0, C_HANDS + NUM_GEISHAS * seat + row[0, C_PILE + row[0, C_PILE_POS] - 1]] -= 1
-                self._drawing = seat  # the placeholder card is taken back: chance draws the real one
+                engine.unset_draw(row, 0)  # the placeholder card is taken back: chance draws the real one
+                self._drawing = int(row[0, C_CURRENT])
             engine.legal(row, 0, self._mask)
         self._record_views()
 
@@ -190,8 +194,7 @@ class HanamikojiState(pyspiel.State):
     def returns(self) -> list[float]:
         if not self.is_terminal():
             return [0.0, 0.0]
-        winner = int(self._row[0, C_WINNER])
-        return [0.0, 0.0] if winner == DRAW else [1.0, -1.0] if winner == 0 else [-1.0, 1.0]
+        return list(RETURNS[int(self._row[0, C_WINNER])])
 
     def __str__(self) -> str:
         return repr(self.position())
@@ -204,22 +207,23 @@ class HanamikojiState(pyspiel.State):
         return engine.state_from_row(self._row[0], self._limit, None)
 
     def encode(self, player: int, obs: np.ndarray) -> None:
-        """Write ``player``'s observation vector into ``obs``."""
-        encode_row(self._row, 0, player, obs, np.empty(NUM_ACTIONS, dtype=np.int8))
+        """Write ``player``'s observation vector (of the game's version) into ``obs``."""
+        self._version.encode_row(self._row, 0, player, obs, np.empty(NUM_ACTIONS, dtype=np.int8))
 
     def history_digest(self, player: int) -> str:
         """A digest of every view ``player`` has had in this game, in order."""
-        return hashlib.sha256(b"".join(self._seen[player])).hexdigest()[:32]
+        return self._digests[player].hex()
 
     def resample(self, player: int, rng: np.random.Generator) -> HanamikojiState:
         """A state ``player`` cannot tell from this one: what it has not seen (the opponent's
         hand, Secret and Trade-off, the removed card, the undealt cards) dealt again at random."""
-        from hanamikoji_env.bots.search import determinize
+        from hanamikoji_env.infoset import determinize
 
         if self.current_player() != player:
             raise ValueError("resampling is for the player to move")
-        obs = np.empty(OBS_SIZE, dtype=np.float32)
-        self.encode(player, obs)
+        v1 = VERSIONS[1]  # what determinize reads
+        obs = np.empty(v1.size, dtype=np.float32)
+        v1.encode_row(self._row, 0, player, obs, np.empty(NUM_ACTIONS, dtype=np.int8))
         world = determinize(obs, rng, self._limit)  # the player as seat 0
         twin = self.clone()
         twin._set_position(world if player == 0 else swap_seats(world))
@@ -239,7 +243,7 @@ class HanamikojiState(pyspiel.State):
         new._dealt = None
         new._new_game = False
         new._set_position(state)
-        new._seen = [[], []]
+        new._views, new._digests = [b"", b""], [b"", b""]
         new._record_views()
         return new
 
@@ -261,19 +265,18 @@ class HanamikojiState(pyspiel.State):
             engine.legal(self._row, 0, self._mask)
 
     def _draw(self, card: int) -> None:
-        row, seat = self._row, self._drawing
-        row[0, C_HANDS + NUM_GEISHAS * seat + card] += 1
-        row[0, C_PILE + row[0, C_PILE_POS] - 1] = card
+        engine.set_draw(self._row, 0, card)
         self._pool[card] -= 1
         self._drawing = -1
 
     def _record_views(self) -> None:
-        obs = np.empty(OBS_SIZE, dtype=np.float32)
+        obs = np.empty(self._version.size, dtype=np.float32)
         for player in (0, 1):
             self.encode(player, obs)
             view = obs.astype(np.uint8).tobytes()
-            if not self._seen[player] or self._seen[player][-1] != view:
-                self._seen[player].append(view)
+            if view != self._views[player]:
+                self._views[player] = view
+                self._digests[player] = hashlib.blake2b(self._digests[player] + view, digest_size=16).digest()
 
 
 def swap_seats(state: State) -> State:
@@ -306,7 +309,9 @@ class HanamikojiObserver:
     """What a player observes: the env's observation vector, and as text (with its history digest
     for the perfect-recall information state).  Only a player's own view is offered."""
 
-    def __init__(self, iig_obs_type: Any, params: dict | None) -> None:
+    def __init__(
+        self, iig_obs_type: Any, params: dict | None, layout: tuple = VERSIONS[DEFAULT_VERSION].layout
+    ) -> None:
         if params:
             raise ValueError(f"observation parameters are not supported, got {params}")
         if iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER or not iig_obs_type.public_info:
@@ -314,18 +319,26 @@ class HanamikojiObserver:
                 "python_hanamikoji offers each player's own view (public and its private information)"
             )
         self.perfect_recall = iig_obs_type.perfect_recall
-        self.tensor = np.zeros(OBS_SIZE, np.float32)
-        self.dict = {f.name: self.tensor[f.offset : f.offset + f.length] for f in OBS_LAYOUT}
+        if self.perfect_recall:  # only the string has perfect recall (see the module docstring)
+            self.tensor = np.zeros(0, np.float32)
+            self.dict: dict[str, np.ndarray] = {}
+        else:
+            self.tensor = np.zeros(sum(f.length for f in layout), np.float32)
+            self.dict = {f.name: self.tensor[f.offset : f.offset + f.length] for f in layout}
 
     def set_from(self, state: HanamikojiState, player: int) -> None:
+        if self.perfect_recall:
+            raise ValueError("python_hanamikoji has no information-state tensor; use the string")
         state.encode(player, self.tensor)
 
     def string_from(self, state: HanamikojiState, player: int) -> str:
-        obs = np.empty(OBS_SIZE, dtype=np.float32)
-        state.encode(player, obs)
+        if self.perfect_recall:
+            return f"p{player} history={state.history_digest(player)}"
+        v1 = VERSIONS[1]  # the readable decoder is version 1's
+        obs = np.empty(v1.size, dtype=np.float32)
+        v1.encode_row(state._row, 0, player, obs, np.empty(NUM_ACTIONS, dtype=np.int8))
         fields = decode(obs)._asdict().items()
-        text = f"p{player} " + " ".join(f"{key}={_text(value)}" for key, value in fields)
-        return f"{text} history={state.history_digest(player)}" if self.perfect_recall else text
+        return f"p{player} " + " ".join(f"{key}={_text(value)}" for key, value in fields)
 
 
 pyspiel.register_game(_GAME_TYPE, HanamikojiGame)

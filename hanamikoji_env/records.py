@@ -7,13 +7,16 @@ public summary of every scoring.  A file of records is JSON lines
 (``games.jsonl``), written by ``hanamikoji-eval --save-games DIR``, by
 ``hanamikoji-play --record FILE`` and by the browser board's download::
 
-    {"schema": "hanamikoji-record/1", "env_version": "0.1.0", "round_limit": null,
+    {"schema": "hanamikoji-record/1", "env_version": "0.1.0", "rules_version": 1, "round_limit": null,
      "players": ["heuristic", "search"], "decks": [[3, 0, 5, ...], ...],
      "actions": [[0, 2], [0, 4], ...],
      "result": {"winner": 1, "rewards": [-1.0, 1.0], "rounds": 3, "illegal": null},
      "round_summaries": [{"round": 1, "markers": [...], ...}, ...], "meta": {"seed": 0}}
 
-``result.winner`` is 0 or 1, -1 for a draw (round limit only), or null when an
+``rules_version`` is the rules the game was played under
+(:data:`hanamikoji_env.rules.RULES_VERSION`; records written before it was
+recorded are rules 1, the only rules there were), and :func:`verify` refuses a
+record of other rules.  ``result.winner`` is 0 or 1, -1 for a draw (round limit only), or null when an
 illegal move ended the game (``env()``'s convention: the mover gets -1), and
 then ``result.illegal`` is that ``[seat, action]``.
 
@@ -42,7 +45,7 @@ from typing import Any
 
 from hanamikoji_env import __version__, engine
 from hanamikoji_env.actions import NUM_ACTIONS, action_name
-from hanamikoji_env.rules import Phase, State, returns, validate_deck
+from hanamikoji_env.rules import RULES_VERSION, Phase, State, returns, validate_deck
 
 SCHEMA = "hanamikoji-record/1"
 MAX_LINE_BYTES = 1 << 20
@@ -89,11 +92,13 @@ class GameRecord:
     """The (seat, action) that ended the game as an illegal move, else None."""
     meta: Meta = field(default_factory=dict)
     env_version: str = __version__
+    rules_version: int = RULES_VERSION
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "schema": SCHEMA,
             "env_version": self.env_version,
+            "rules_version": self.rules_version,
             "round_limit": self.round_limit,
             "players": list(self.players),
             "decks": [list(d) for d in self.decks],
@@ -140,7 +145,11 @@ def from_env(env: Any, players: tuple[str, str], meta: Meta | None = None) -> Ga
 
 def parse_record(data: object, where: str = "record") -> GameRecord:
     """A :class:`GameRecord` from a parsed JSON object; every field is checked."""
-    d = _mapping(data, where, _KEYS)
+    d = _mapping(data, where, None)
+    rules_version = (
+        1 if "rules_version" not in d else _int(d["rules_version"], f"{where}.rules_version", 1, 1000)
+    )
+    d = _mapping({k: v for k, v in d.items() if k != "rules_version"}, where, _KEYS)
     if d["schema"] != SCHEMA:
         raise RecordError(f"{where}: schema must be {SCHEMA!r}, got {_short(d['schema'])}")
     env_version = _text(d["env_version"], f"{where}.env_version")
@@ -185,6 +194,7 @@ def parse_record(data: object, where: str = "record") -> GameRecord:
         illegal=illegal,
         meta=meta,
         env_version=env_version,
+        rules_version=rules_version,
     )
 
 
@@ -285,7 +295,13 @@ def replay(record: GameRecord, where: str = "record") -> list[State]:
 
 
 def verify(record: GameRecord, where: str = "record") -> None:
-    """Replay ``record`` and raise :class:`RecordError` unless it reaches exactly its recorded result."""
+    """Replay ``record`` and raise :class:`RecordError` unless it reaches exactly its recorded result
+    under these rules (:data:`~hanamikoji_env.rules.RULES_VERSION`)."""
+    if record.rules_version != RULES_VERSION:
+        raise RecordError(
+            f"{where}: played under rules version {record.rules_version}; this package plays version "
+            f"{RULES_VERSION}, so it cannot verify it"
+        )
     states = replay(record, where)
     final = states[-1]
     summaries = [

@@ -28,7 +28,17 @@ Rules (``shared/RULES.md``) and where they live:
 - 11+ charm points wins (and beats 4+ geishas), else 4+ geishas wins, optional
   round limit with its tie-break -> :func:`_winner`;
 - the starting player alternates every round, full reshuffle ->
-  :func:`next_round` (the caller passes a fresh deck).
+  :func:`next_round` (the caller passes a fresh deck);
+- +1 / -1 for the winner and loser, 0 / 0 for a draw -> :data:`RETURNS`;
+- the lead that markers give a seat (search values, training's shaping) ->
+  :func:`lead`.
+
+:data:`RULES_VERSION` names these rules: it changes only when a game played
+from the same decks and moves could end differently (records carry it).
+The checks of every public entry point's arguments live here too
+(:func:`check_round_limit`, :func:`check_seed`, :func:`validate_deck`), so
+every env, the batch engine and the OpenSpiel game accept and refuse the
+same inputs with the same messages.
 """
 
 from __future__ import annotations
@@ -52,7 +62,11 @@ from hanamikoji_env.actions import (
     SPLITS,
     TOKEN_SIZES,
     TRADEOFF,
+    check_action,
 )
+
+RULES_VERSION = 1
+"""The version of the rules this module specifies (see the module docstring)."""
 
 VALUES = (2, 2, 2, 3, 3, 4, 5)
 """Charm value of each geisha, which is also the number of her item cards."""
@@ -60,12 +74,18 @@ NUM_GEISHAS = 7
 NUM_CARDS = 21
 HAND_SIZE = 6
 DRAW_PILE_SIZE = 8
+NUM_REMOVED = NUM_CARDS - 2 * HAND_SIZE - DRAW_PILE_SIZE
+"""Cards removed unseen at each deal (1)."""
 TURNS_PER_ROUND = 8
 WIN_POINTS = 11
 WIN_GEISHAS = 4
 CENTRE = -1
 DRAW = -1
 """``State.winner`` of a drawn game (only possible with a round limit)."""
+RETURNS: dict[int, tuple[float, float]] = {0: (1.0, -1.0), 1: (-1.0, 1.0), DRAW: (0.0, 0.0)}
+"""Final rewards by seat for each ``State.winner``."""
+MAX_ROUND_LIMIT = 1000
+"""The largest ``round_limit`` any entry point accepts (real games end within a dozen rounds)."""
 
 Counts = tuple[int, int, int, int, int, int, int]
 """Cards per geisha, a 7-tuple of counts."""
@@ -178,12 +198,26 @@ def validate_deck(deck: object) -> tuple[int, ...]:
     return tuple(cards)
 
 
-def validate_round_limit(round_limit: object) -> None:
-    """``ValueError`` unless ``round_limit`` is None (the official game) or a positive int."""
-    if round_limit is not None and (
-        isinstance(round_limit, bool) or not isinstance(round_limit, (int, np.integer)) or round_limit < 1
-    ):
-        raise ValueError(f"round_limit must be None or a positive int, got {round_limit!r}")
+def check_round_limit(round_limit: object) -> int | None:
+    """``round_limit`` as an int (or None, the official game); ``ValueError`` unless it is None
+    or an int (numpy's too) in [1, :data:`MAX_ROUND_LIMIT`]."""
+    if round_limit is None:
+        return None
+    if isinstance(round_limit, (bool, np.bool_)) or not isinstance(round_limit, (int, np.integer)):
+        raise ValueError(f"round_limit must be None or an int in [1, {MAX_ROUND_LIMIT}], got {round_limit!r}")
+    if not 1 <= round_limit <= MAX_ROUND_LIMIT:
+        raise ValueError(f"round_limit must be None or an int in [1, {MAX_ROUND_LIMIT}], got {round_limit!r}")
+    return int(round_limit)
+
+
+def check_seed(seed: object) -> int | None:
+    """``seed`` as an int (or None: fresh entropy); ``ValueError`` unless it is None or a
+    non-negative int (numpy's too)."""
+    if seed is None:
+        return None
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be None or a non-negative int, got {seed!r}")
+    return int(seed)
 
 
 # ---------------------------------------------------------------- setup ---
@@ -191,7 +225,7 @@ def validate_round_limit(round_limit: object) -> None:
 
 def new_game(deck: Sequence[int], round_limit: int | None = None) -> State:
     """The first round of a game, dealt from ``deck``; seat 0 starts."""
-    validate_round_limit(round_limit)
+    round_limit = check_round_limit(round_limit)
     blank = State(
         round=0,
         starter=1,
@@ -336,10 +370,8 @@ def _split_keys(cards: tuple[int, ...]) -> list[tuple[tuple[int, int], tuple[int
 
 def apply(state: State, action: int) -> State:
     """The state after ``action``.  Raises ``ValueError`` if it is not legal."""
-    if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
-        raise TypeError(f"action must be an int, got {type(action).__name__}")
-    action = int(action)
-    if not 0 <= action < NUM_ACTIONS or not legal_mask(state)[action]:
+    action = check_action(action, f"seat {state.to_move}")
+    if not legal_mask(state)[action]:
         raise ValueError(
             f"illegal action {action} in phase {state.phase.name} for seat {state.to_move}; "
             f"legal: {legal_actions(state)}"
@@ -480,9 +512,14 @@ def is_terminal(state: State) -> bool:
 
 def returns(state: State) -> tuple[float, float]:
     """Final rewards by seat: +1 / -1 for a win, 0 / 0 for a draw or an unfinished game."""
-    if state.winner is None or state.winner == DRAW:
-        return 0.0, 0.0
-    return (1.0, -1.0) if state.winner == 0 else (-1.0, 1.0)
+    return (0.0, 0.0) if state.winner is None else RETURNS[state.winner]
+
+
+def lead(points: float, geishas: float) -> float:
+    """How far ahead the markers put a seat: its charm-point lead over the opponent as a share
+    of :data:`WIN_POINTS`, plus its geisha lead as a share of :data:`WIN_GEISHAS` (numbers or
+    numpy arrays; numba compiles it for the search kernels)."""
+    return points / WIN_POINTS + geishas / WIN_GEISHAS
 
 
 def card_totals(state: State) -> Counts:

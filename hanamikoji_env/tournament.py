@@ -37,7 +37,7 @@ import numpy as np
 from hanamikoji_env import __version__, records
 from hanamikoji_env.aec import raw_env
 from hanamikoji_env.bots.base import Bot
-from hanamikoji_env.bots.spec import PlayerSpec, parse_player
+from hanamikoji_env.bots.spec import PlayerSpec, parse_player, usage
 from hanamikoji_env.stats import bradley_terry, wilson
 
 SCHEMA = "hanamikoji-eval/1"
@@ -59,8 +59,9 @@ def _play(bots: tuple[Bot, Bot], deal_seed: int, round_limit: int | None) -> raw
     e.reset(seed=deal_seed)
     seats = {"player_0": bots[0], "player_1": bots[1]}
     for agent in e.agent_iter():
-        obs, _, term, trunc, _ = e.last()
-        e.step(None if term or trunc else seats[agent].act(obs))
+        _, _, term, trunc, _ = e.last(observe=False)
+        bot = seats[agent]
+        e.step(None if term or trunc else bot.act(e.observe(agent, bot.observation_version)))
     return e
 
 
@@ -122,15 +123,15 @@ def _result(task: Task, e: raw_env, deal: int, a_seat: int) -> Result:
     return (task.pair, deal, a_seat, r0 if a_seat == 0 else -r0, history.round, record)
 
 
-def _pending(e: raw_env) -> dict[str, np.ndarray] | None:
-    """The observation of the agent to act in ``e``, or None once the game is over (the
-    agents' closing ``step(None)`` done)."""
+def _pending(e: raw_env) -> bool:
+    """Whether an agent is to act in ``e``; False once the game is over (the agents' closing
+    ``step(None)`` done)."""
     while e.agents:
-        obs, _, term, trunc, _ = e.last()
+        _, _, term, trunc, _ = e.last(observe=False)
         if not (term or trunc):
-            return obs
+            return True
         e.step(None)
-    return None
+    return False
 
 
 def _play_lockstep(task: Task, a: Bot, b: Bot) -> list[Result]:
@@ -154,13 +155,13 @@ def _play_lockstep(task: Task, a: Bot, b: Bot) -> list[Result]:
         waiting: tuple[list[int], list[int]] = ([], [])
         views: tuple[list[dict[str, np.ndarray]], list[dict[str, np.ndarray]]] = ([], [])
         for g in live:
-            obs = _pending(envs[g])
-            if obs is None:
+            if not _pending(envs[g]):
                 out.append(_result(task, envs[g], *games[g]))
                 continue
-            who = 0 if envs[g].agent_selection == f"player_{games[g][1]}" else 1
+            agent = envs[g].agent_selection
+            who = 0 if agent == f"player_{games[g][1]}" else 1
             waiting[who].append(g)
-            views[who].append(obs)
+            views[who].append(envs[g].observe(agent, (a, b)[who].observation_version))
         for who, bot in enumerate((a, b)):
             if not waiting[who]:
                 continue
@@ -478,9 +479,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--players",
         nargs="+",
         required=True,
-        help="player specs (docs/bots.md): random, heuristic, search[:samples=N,candidates=N], "
-        "ckpt:PATH (.pt, or an SB3 .zip), sampled:ckpt=PATH, rollout:ckpt=PATH[,samples=N], "
-        "psearch:ckpt=PATH[,samples=N,candidates=N], os-ismcts[:sims=N], os-mcts[:sims=N]",
+        help=f"player specs (docs/bots.md): {usage()}",
     )
     p.add_argument(
         "--games", type=int, default=1000, help="games per pair, even (each deal twice, seats swapped)"

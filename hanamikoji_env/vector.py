@@ -42,14 +42,13 @@ from hanamikoji_env.engine import (
     NO_WINNER,
     ROUND_OVER,
     WIDTH,
+    Dealer,
     apply_one,
-    deal,
+    final_returns,
     pick,
 )
-from hanamikoji_env.observation import OBS_HIGH, OBS_SIZE, encode_rows
-from hanamikoji_env.rules import FULL_DECK, NUM_CARDS, NUM_GEISHAS, validate_deck, validate_round_limit
-
-_FULL_DECK = np.array(FULL_DECK, dtype=np.int8)
+from hanamikoji_env.observation import DEFAULT_VERSION, get_version, observation_space
+from hanamikoji_env.rules import NUM_GEISHAS, check_round_limit, check_seed, validate_deck
 
 # ------------------------------------------------------------- kernels ---
 
@@ -59,27 +58,10 @@ def _apply_all(s, actions, round_limit, rewards, done, winners, rounds):
     """Apply ``actions[i]`` to every row (all already checked legal); report the games that end."""
     for i in range(s.shape[0]):
         if apply_one(s, i, actions[i], round_limit) == GAME_OVER:
-            w = s[i, C_WINNER]
             done[i] = True
-            winners[i] = w
+            winners[i] = s[i, C_WINNER]
             rounds[i] = s[i, C_ROUND]
-            if w == 0 or w == 1:
-                rewards[i, w] = 1.0
-                rewards[i, 1 - w] = -1.0
-
-
-@njit(cache=True)
-def _deal_rows(s, rows, decks, new_game):
-    for j in range(rows.shape[0]):
-        deal(s, rows[j], decks[j], new_game[j])
-
-
-@njit(cache=True)
-def _encode_to_move(s, obs, mask, to_play):
-    """Observation and mask of the seat to move, per row."""
-    for i in range(s.shape[0]):
-        to_play[i] = s[i, C_TO_MOVE]
-    encode_rows(s, to_play, obs, mask)
+            final_returns(s, i, rewards[i])
 
 
 @njit(cache=True)
@@ -115,21 +97,24 @@ def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 class VectorHanamikoji:
     """``num_envs`` games stepped together; see the module docstring."""
 
-    def __init__(self, num_envs: int, seed: int | None = None, round_limit: int | None = None) -> None:
+    def __init__(
+        self,
+        num_envs: int,
+        seed: int | None = None,
+        round_limit: int | None = None,
+        observation_version: int = DEFAULT_VERSION,
+    ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
-        validate_round_limit(round_limit)
+        self.round_limit = check_round_limit(round_limit)
+        self.version = get_version(observation_version)
         self.num_envs = int(num_envs)
-        self.round_limit = round_limit
-        self._seed = seed
-        self._rng = _make_rng(seed)
         n = self.num_envs
+        self._dealer = Dealer(n, np.random.default_rng(check_seed(seed)), shuffle="sort")
         self._s = np.zeros((n, WIDTH), dtype=np.int32)
-        self._obs = np.zeros((n, OBS_SIZE), dtype=np.float32)
+        self._obs = np.zeros((n, self.version.size), dtype=np.float32)
         self._mask = np.zeros((n, NUM_ACTIONS), dtype=np.int8)
         self._to_play = np.zeros(n, dtype=np.int8)
-        self._decks = np.zeros((n, 0, NUM_CARDS), dtype=np.int8)  # scripted decks per env
-        self._n_decks = np.zeros(n, dtype=np.int64)
         self._reset_done = False
 
     def reset(
@@ -137,13 +122,12 @@ class VectorHanamikoji:
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Start a new game in every env; ``decks[i]`` scripts the rounds of env ``i``'s game."""
         parsed = self._parse_decks(decks)  # checked before any state changes
-        if seed is not None:
-            self._rng = _make_rng(seed)
-        self._decks, self._n_decks = parsed
-        rows = np.arange(self.num_envs)
-        self._deal(rows, np.ones(self.num_envs, dtype=np.bool_))
+        if check_seed(seed) is not None:
+            self._dealer.rng = np.random.default_rng(seed)
+        self._dealer.script(parsed)
+        self._dealer.deal(self._s, np.arange(self.num_envs), np.ones(self.num_envs, dtype=np.bool_))
         self._reset_done = True
-        _encode_to_move(self._s, self._obs, self._mask, self._to_play)
+        self._encode_to_move()
         return self._obs.copy(), self._mask.copy(), self._to_play.copy()
 
     def step(
@@ -178,21 +162,29 @@ class VectorHanamikoji:
         phase = self._s[:, C_PHASE]
         rows = np.flatnonzero(phase >= ROUND_OVER)
         if rows.size:
-            self._n_decks[done] = 0  # scripted decks belong to the game that just ended
-            self._deal(rows, phase[rows] == GAME_OVER)
-        _encode_to_move(self._s, self._obs, self._mask, self._to_play)
+            self._dealer.game_ended(done)
+            self._dealer.deal(self._s, rows, phase[rows] == GAME_OVER)
+        self._encode_to_move()
         info = {"winner": winners, "rounds": rounds}
         return self._obs.copy(), self._mask.copy(), self._to_play.copy(), rewards, done, info
 
-    def observe(self, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Observation and mask of any seat per env (all-zero mask where it is not on move)."""
+    def observe(
+        self, seats: np.ndarray, observation_version: int | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Observation and mask of any seat per env (all-zero mask where it is not on move);
+        ``observation_version``: another version than the engine's (for a bot that reads it)."""
         seats = np.asarray(seats)
         if seats.shape != (self.num_envs,) or not np.isin(seats, (0, 1)).all():
             raise ValueError(f"seats must be {self.num_envs} values of 0 or 1")
-        obs = np.zeros((self.num_envs, OBS_SIZE), dtype=np.float32)
+        version = self.version if observation_version is None else get_version(observation_version)
+        obs = np.zeros((self.num_envs, version.size), dtype=np.float32)
         mask = np.zeros((self.num_envs, NUM_ACTIONS), dtype=np.int8)
-        encode_rows(self._s, seats.astype(np.int8), obs, mask)
+        version.encode_rows(self._s, seats.astype(np.int8), obs, mask)
         return obs, mask
+
+    def to_play(self) -> np.ndarray:
+        """The seat to move per env."""
+        return self._s[:, C_TO_MOVE].astype(np.int8)
 
     def markers(self) -> tuple[np.ndarray, np.ndarray]:
         """Public board facts per env: the round number ``[N]`` and marker owners ``[N, 7]``
@@ -203,9 +195,9 @@ class VectorHanamikoji:
         """Everything needed to continue identically (for training checkpoints)."""
         return {
             "rows": self._s.copy(),
-            "decks": self._decks.copy(),
-            "n_decks": self._n_decks.copy(),
-            "rng": self._rng.bit_generator.state,
+            "decks": self._dealer.decks.copy(),
+            "n_decks": self._dealer.n_decks.copy(),
+            "rng": self._dealer.rng.bit_generator.state,
             "reset_done": self._reset_done,
         }
 
@@ -215,34 +207,27 @@ class VectorHanamikoji:
         if rows.shape != (self.num_envs, WIDTH):
             raise ValueError(f"state rows must have shape ({self.num_envs}, {WIDTH}), got {rows.shape}")
         self._s = rows.copy()
-        self._decks = np.asarray(state["decks"], dtype=np.int8).copy()
-        self._n_decks = np.asarray(state["n_decks"], dtype=np.int64).copy()
-        self._rng = np.random.default_rng()
-        self._rng.bit_generator.state = state["rng"]
+        self._dealer.decks = np.asarray(state["decks"], dtype=np.int8).copy()
+        self._dealer.n_decks = np.asarray(state["n_decks"], dtype=np.int64).copy()
+        self._dealer.rng = np.random.default_rng()
+        self._dealer.rng.bit_generator.state = state["rng"]
         self._reset_done = bool(state["reset_done"])
-        _encode_to_move(self._s, self._obs, self._mask, self._to_play)
+        self._encode_to_move()
         return self._obs.copy(), self._mask.copy(), self._to_play.copy()
 
     # --------------------------------------------------------- helpers ---
 
-    def _deal(self, rows: np.ndarray, new_game: np.ndarray) -> None:
-        """Deal the next round (or a new game's first) for ``rows``: scripted or shuffled."""
-        next_round = np.where(new_game, 1, self._s[rows, C_ROUND] + 1)
-        scripted = next_round <= self._n_decks[rows]
-        decks = np.empty((rows.size, NUM_CARDS), dtype=np.int8)
-        if scripted.any():
-            decks[scripted] = self._decks[rows[scripted], next_round[scripted] - 1]
-        k = int((~scripted).sum())
-        if k:
-            decks[~scripted] = _FULL_DECK[np.argsort(self._rng.random((k, NUM_CARDS)), axis=1)]
-        _deal_rows(self._s, rows.astype(np.int64), decks, new_game.astype(np.bool_))
+    def _encode_to_move(self) -> None:
+        """Observation and mask of the seat to move, per row."""
+        self._to_play[:] = self._s[:, C_TO_MOVE]
+        self.version.encode_rows(self._s, self._to_play, self._obs, self._mask)
 
-    def _parse_decks(self, decks: object) -> tuple[np.ndarray, np.ndarray]:
+    def _parse_decks(self, decks: object) -> list[list[tuple[int, ...]]]:
         """``decks[i]`` is env ``i``'s list of decks (rounds 1, 2, ...), each checked by
         :func:`rules.validate_deck`; lists may differ in length (ragged) or be empty."""
         n = self.num_envs
         if decks is None:
-            return np.zeros((n, 0, NUM_CARDS), dtype=np.int8), np.zeros(n, dtype=np.int64)
+            return [[] for _ in range(n)]
         if isinstance(decks, (str, bytes)) or not isinstance(decks, (Sequence, np.ndarray)):
             raise ValueError(f"decks must be a list of {n} lists of decks, got {type(decks).__name__}")
         if len(decks) != n:
@@ -260,18 +245,7 @@ class VectorHanamikoji:
                 except ValueError as e:
                     raise ValueError(f"decks[{i}][{r}] (round {r + 1}): {e}") from None
             parsed.append(rows)
-        counts = np.array([len(rows) for rows in parsed], dtype=np.int64)
-        out = np.zeros((n, int(counts.max(initial=0)), NUM_CARDS), dtype=np.int8)
-        for i, rows in enumerate(parsed):
-            if rows:
-                out[i, : len(rows)] = rows
-        return out, counts
-
-
-def _make_rng(seed: int | None) -> np.random.Generator:
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-        raise ValueError(f"seed must be None or a non-negative int, got {seed!r}")
-    return np.random.default_rng(seed)
+        return parsed
 
 
 class HanamikojiVectorEnv(gymnasium.vector.VectorEnv):
@@ -292,16 +266,16 @@ class HanamikojiVectorEnv(gymnasium.vector.VectorEnv):
 
     metadata = {"autoreset_mode": gymnasium.vector.AutoresetMode.SAME_STEP}
 
-    def __init__(self, num_envs: int, seed: int | None = None, round_limit: int | None = None) -> None:
-        self.engine = VectorHanamikoji(num_envs, seed=seed, round_limit=round_limit)
+    def __init__(
+        self,
+        num_envs: int,
+        seed: int | None = None,
+        round_limit: int | None = None,
+        observation_version: int = DEFAULT_VERSION,
+    ) -> None:
+        self.engine = VectorHanamikoji(num_envs, seed, round_limit, observation_version)
         self.num_envs = self.engine.num_envs
-        self.single_observation_space = gymnasium.spaces.Dict(
-            {
-                "observation": gymnasium.spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
-                "action_mask": gymnasium.spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
-                "to_play": gymnasium.spaces.Discrete(2),
-            }
-        )
+        self.single_observation_space = observation_space(observation_version, to_play=True)
         self.single_action_space = gymnasium.spaces.Discrete(NUM_ACTIONS)
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
         self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, num_envs)

@@ -28,9 +28,9 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from hanamikoji_env.actions import NUM_ACTIONS
+from hanamikoji_env.actions import NUM_ACTIONS, check_action
 from hanamikoji_env.aec import AGENTS, raw_env
-from hanamikoji_env.observation import OBS_HIGH, OBS_SIZE
+from hanamikoji_env.rules import check_seed
 
 Opponent = Any
 
@@ -69,8 +69,8 @@ class SingleAgentEnv(gymnasium.Env):
         self.render_mode = render_mode
         self.illegal_action = illegal_action
         self.opponent = opponent
-        self._act, self._reset_opponent = as_policy(opponent, round_limit=self.env.round_limit)
-        self.observation_space = spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32)
+        self._act, self._reset_opponent, self._opponent_version = as_policy(opponent, self.env.round_limit)
+        self.observation_space = self.env.observation_space(AGENTS[0])["observation"]
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.learner = AGENTS[0]
         self._done = True
@@ -78,7 +78,7 @@ class SingleAgentEnv(gymnasium.Env):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict]:
-        super().reset(seed=seed)
+        super().reset(seed=check_seed(seed))
         seat = int(self.np_random.integers(2)) if self.learner_seat == "random" else int(self.learner_seat)
         self.learner = AGENTS[seat]
         self.env.reset(seed=int(self.np_random.integers(2**31)), options=options)
@@ -92,12 +92,7 @@ class SingleAgentEnv(gymnasium.Env):
         if self._done:
             raise RuntimeError("step() after the episode ended: call reset()")
         mask = self.action_masks()
-        integral = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
-        if isinstance(action, np.ndarray) and action.shape in ((), (1,)) and action.dtype.kind in "iu":
-            action, integral = action.reshape(()).item(), True
-        if not integral or not 0 <= int(action) < NUM_ACTIONS:
-            raise ValueError(f"action must be an int in [0, {NUM_ACTIONS}), got {action!r}")
-        a = int(action)
+        a = check_action(action, self.learner)
         if not mask[a]:
             if self.illegal_action == "raise":
                 raise ValueError(f"illegal action {a}; legal: {np.flatnonzero(mask).tolist()}")
@@ -130,7 +125,7 @@ class SingleAgentEnv(gymnasium.Env):
         while not all(env.terminations.values()) and env.agent_selection != self.learner:
             agent = env.agent_selection
             try:
-                env.step(self._act(env.observe(agent)))
+                env.step(self._act(env.observe(agent, self._opponent_version)))
             except Exception as e:
                 # the opponent's failure is not the learner's move: no reward, no next step
                 self._done = True
@@ -154,15 +149,17 @@ class SingleAgentEnv(gymnasium.Env):
 
 def as_policy(
     opponent: Opponent, round_limit: int | None = None
-) -> tuple[Callable[[dict], int], Callable[[int], None]]:
-    """``(act, reset)`` functions for any supported kind of opponent."""
+) -> tuple[Callable[[dict], int], Callable[[int], None], int | None]:
+    """``(act, reset, observation_version)`` for any supported kind of opponent: its move and
+    reset functions, and the observation version it reads (None: the env's)."""
     if isinstance(opponent, str):
         from hanamikoji_env.bots.spec import parse_player
 
         opponent = parse_player(opponent, load=False).make(seed=0, round_limit=round_limit)
     if hasattr(opponent, "act"):
         reset = getattr(opponent, "reset", None)
-        return opponent.act, (lambda seed: reset(seed=seed)) if reset else (lambda seed: None)
+        version = getattr(opponent, "observation_version", None)
+        return opponent.act, (lambda seed: reset(seed=seed)) if reset else (lambda seed: None), version
     if hasattr(opponent, "predict"):  # a Stable-Baselines3 model
         model = opponent
         maskable = "action_masks" in inspect.signature(model.predict).parameters
@@ -174,9 +171,9 @@ def as_policy(
                 raise ValueError(f"the SB3 opponent chose illegal action {int(action)} (use MaskablePPO)")
             return int(action)
 
-        return act, lambda seed: None
+        return act, lambda seed: None, None
     if callable(opponent):
-        return opponent, lambda seed: None
+        return opponent, lambda seed: None, None
     raise ValueError(
         f"opponent must be a bot name or spec, a bot, a callable or an SB3 model, got {type(opponent).__name__}"
     )

@@ -275,7 +275,13 @@ class Step(NamedTuple):
 
 
 def play_swapped(
-    observer: int, token: int, draw: bool, game: int, rng: np.random.Generator, observer_acts: list
+    observer: int,
+    token: int,
+    draw: bool,
+    game: int,
+    rng: np.random.Generator,
+    observer_acts: list,
+    observation_version: int = 1,
 ) -> tuple[list[Step], list[Step]]:
     """Play the two deals of :func:`swapped_deals` through round 1 in lockstep.
 
@@ -285,7 +291,7 @@ def play_swapped(
     """
     agent = f"player_{observer}"
     deck_a, deck_b, card_a, card_b = swapped_deals(rng, observer, draw)
-    envs = [raw_env(render_mode="ansi"), raw_env(render_mode="ansi")]
+    envs = [raw_env(render_mode="ansi", observation_version=observation_version) for _ in range(2)]
     opponents = [OpponentPolicy(1 - observer, c, token, seed=game) for c in (card_a, card_b)]
     for e, d in zip(envs, (deck_a, deck_b), strict=True):
         e.reset(seed=game, options={"decks": [d]})

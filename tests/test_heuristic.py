@@ -11,7 +11,8 @@ import pytest
 from hanamikoji_env.bots import HeuristicBot, PolicyBot, SearchBot
 from hanamikoji_env.bots.heuristic import heuristic_actions
 from hanamikoji_env.bots.heuristic_reference import HeuristicReference
-from hanamikoji_env.bots.search import PLAN_WIDTH, determinize, determinized_rows, search_actions
+from hanamikoji_env.bots.search import PLAN_WIDTH, search_actions
+from hanamikoji_env.infoset import determinize, determinized_rows
 from hanamikoji_env.observation import OBS_SIZE, encode
 from hanamikoji_env.rules import NUM_CARDS, Phase
 from hanamikoji_env.vector import VectorHanamikoji, random_actions

@@ -65,8 +65,9 @@ def rewrite(path, **changes) -> None:
     ("change", "message"),
     [
         ({"format": "something/9"}, "not a hanamikoji-env policy checkpoint"),
-        ({"env_version": "9.9.0"}, "written by hanamikoji-env 9.9.0"),
-        ({"layout_hash": "0" * 16}, "another observation layout"),
+        ({"observation_version": 7}, "reads observation version 7; this hanamikoji-env .* knows versions"),
+        ({"observation_version": True}, "reads observation version True"),
+        ({"layout_hash": "0" * 16}, "another layout of observation version 1"),
         ({"model_config": {"hidden": 16}}, "bad model_config"),
         (
             {"model_config": {"hidden": 32, "layers": 2}},

@@ -26,6 +26,17 @@ from hanamikoji_env.rules import Phase
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.parametrize("version", sorted(observation.VERSIONS))
+def test_every_observation_version_is_documented_exactly(version: int) -> None:
+    v = observation.VERSIONS[version]
+    doc = observation.__doc__ or ""
+    assert v.number == version and v.layout[-1].offset + v.layout[-1].length == v.size == len(v.high)
+    assert f"| {version} | {v.size} |" in doc  # its row in the versions table
+    assert layout_table(v.layout) in (ROOT / "docs" / "environment.md").read_text()
+    space = observation.observation_space(version)
+    assert space["observation"].shape == (v.size,) and (space["observation"].high == v.high).all()
+
+
 def test_layout_tables_are_documented_exactly() -> None:
     doc = observation.__doc__ or ""
     assert layout_table(OBS_LAYOUT) in doc
@@ -91,15 +102,19 @@ def test_decode_rejects_wrong_shape() -> None:
 # ------------------------------------------------------ hidden information ---
 
 
+@pytest.mark.parametrize("version", sorted(observation.VERSIONS))
 @pytest.mark.parametrize("observer", [0, pytest.param(1, marks=pytest.mark.slow)])
 @pytest.mark.parametrize(("token", "draw"), [(TRADEOFF, False), (TRADEOFF, True), (SECRET, False)])
-def test_unknowable_cards_do_not_change_what_a_player_sees(observer: int, token: int, draw: bool) -> None:
-    """Swap the removed card with a card the opponent hides (Trade-off, or Secret until scoring)."""
+def test_unknowable_cards_do_not_change_what_a_player_sees(
+    observer: int, token: int, draw: bool, version: int
+) -> None:
+    """Swap the removed card with a card the opponent hides (Trade-off, or Secret until scoring);
+    for every observation version."""
     rng = np.random.default_rng(1000 * observer + 10 * token + draw)
     for game in range(60):
         r0, r1 = np.random.default_rng(game), np.random.default_rng(game)
         trace_a, trace_b = play_swapped(
-            observer, token, draw, game, rng, [lambda o, r=r: random_action(o, r) for r in (r0, r1)]
+            observer, token, draw, game, rng, [lambda o, r=r: random_action(o, r) for r in (r0, r1)], version
         )
         assert len(trace_a) == len(trace_b) > 10
         for step, (a, b) in enumerate(zip(trace_a, trace_b, strict=True)):
@@ -107,3 +122,43 @@ def test_unknowable_cards_do_not_change_what_a_player_sees(observer: int, token:
                 assert a == b, f"game {game} step {step}"
         if token == TRADEOFF:
             assert "round_summary" in trace_a[-1].views[2]  # the scoring too was the same
+
+
+# ------------------------------------------------------------ sufficiency ---
+
+
+@pytest.mark.parametrize("version", sorted(observation.VERSIONS))
+def test_every_version_determines_the_legal_moves(version: int) -> None:
+    """What a player may do is a function of what it sees: over many random positions, no
+    observation vector comes with two different masks (nor with two different deciders)."""
+    from hanamikoji_env.vector import VectorHanamikoji, random_actions
+
+    v = VectorHanamikoji(256, seed=version, observation_version=version)
+    obs, mask, _ = v.reset()
+    rng = np.random.default_rng(0)
+    seen: dict[bytes, bytes] = {}
+    for _ in range(300):
+        for o, m in zip(obs, mask, strict=True):
+            assert seen.setdefault(o.tobytes(), m.tobytes()) == m.tobytes()
+        obs, mask, *_ = v.step(random_actions(mask, rng))
+    assert len(seen) > 20_000
+
+
+def test_a_version_1_observation_is_everything_a_determinization_needs() -> None:
+    """Version 1 holds all a player knows: every full game dealt from it (the unseen cards
+    anywhere the player cannot see) gives the player back the same observation and mask."""
+    from hanamikoji_env.infoset import determinize
+
+    rng = np.random.default_rng(3)
+    checked = 0
+    for _ in range(40):
+        for state, _action in random_game(rng):
+            if state.phase >= Phase.ROUND_OVER:
+                continue
+            seat = state.to_move
+            v = encode(state, seat)
+            world = determinize(v, rng)  # the player as seat 0
+            assert (encode(world, 0) == v).all()
+            assert rules.legal_mask(world) == rules.legal_mask(state)
+            checked += 1
+    assert checked > 1000

@@ -17,18 +17,25 @@ GAME = pyspiel.load_game("python_hanamikoji")
 
 
 def test_loads_with_parameters_and_declares_the_game() -> None:
-    assert GAME.get_parameters() == {"round_limit": DEFAULT_ROUND_LIMIT}
-    assert pyspiel.load_game("python_hanamikoji(round_limit=3)").get_parameters() == {"round_limit": 3}
+    assert GAME.get_parameters() == {"round_limit": DEFAULT_ROUND_LIMIT, "observation_version": 1}
+    assert pyspiel.load_game("python_hanamikoji(round_limit=3)").get_parameters() == {
+        "round_limit": 3,
+        "observation_version": 1,
+    }
     assert GAME.num_distinct_actions() == 23 and GAME.max_chance_outcomes() == 7 and GAME.num_players() == 2
     assert GAME.max_game_length() == DEFAULT_ROUND_LIMIT * 55
     kind = GAME.get_type()
     assert kind.chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
     assert kind.information == pyspiel.GameType.Information.IMPERFECT_INFORMATION
     assert kind.utility == pyspiel.GameType.Utility.ZERO_SUM
-    assert GAME.observation_tensor_shape() == [109] == GAME.information_state_tensor_shape()
-    for bad in (0, 101):
+    assert GAME.observation_tensor_shape() == [109]
+    # the observation does not recall the past: no information-state tensor is claimed
+    assert kind.provides_information_state_string and not kind.provides_information_state_tensor
+    for bad in (0, 1001):
         with pytest.raises(ValueError, match="round_limit"):
             pyspiel.load_game("python_hanamikoji", {"round_limit": bad})
+    with pytest.raises(ValueError, match="observation_version must be one of"):
+        pyspiel.load_game("python_hanamikoji", {"observation_version": 9})
 
 
 def test_openspiels_random_simulation_test_with_serialization() -> None:
@@ -172,7 +179,7 @@ def test_unknowable_cards_change_nothing_a_player_observes(observer: int, token:
             views = [
                 (
                     s.observation_tensor(observer), s.observation_string(observer),
-                    s.information_state_tensor(observer), s.information_state_string(observer),
+                    s.information_state_string(observer),
                 )
                 for s in states
             ]  # fmt: skip

@@ -9,7 +9,7 @@ from helpers import choice_positions
 
 from hanamikoji_env import rules
 from hanamikoji_env.bots.psearch import PolicySearchBot
-from hanamikoji_env.bots.search import determinize
+from hanamikoji_env.infoset import determinize
 from hanamikoji_env.nn import PolicyNet, sample_actions
 from hanamikoji_env.observation import encode
 from hanamikoji_env.rules import Phase

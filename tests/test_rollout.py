@@ -9,8 +9,8 @@ from helpers import choice_positions
 
 from hanamikoji_env.bots.policy import PolicyBot
 from hanamikoji_env.bots.rollout import FUTURE_DECKS, OPPONENT_UNIFORMS, RolloutBot
-from hanamikoji_env.bots.search import determinize
 from hanamikoji_env.engine import rows_from_states
+from hanamikoji_env.infoset import determinize
 from hanamikoji_env.nn import PolicyNet, save_checkpoint
 from hanamikoji_env.rules import FULL_DECK
 from hanamikoji_env.vector import VectorHanamikoji, uniform_actions

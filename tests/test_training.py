@@ -518,7 +518,7 @@ def test_a_frozen_checkpoint_opponent_plays_its_policy_in_one_batch(tmp_path) ->
         opponents = Opponents(64, 1, 0.0, {spec: 1.0}, 0, None)
         opponents.new_games(np.arange(64), np.random.default_rng(0))
         actions = np.full(64, -1)
-        opponents.act(np.arange(64), obs, mask, actions, np.random.default_rng(seed), lambda *a: None)
+        opponents.act(np.arange(64), obs, mask, actions, np.random.default_rng(seed), lambda *a: None, engine)
         assert mask[np.arange(64), actions].all()
         return actions
 

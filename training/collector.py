@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from hanamikoji_env import rules
 from hanamikoji_env.nn import PolicyNet
 from hanamikoji_env.rules import VALUES
 from hanamikoji_env.vector import VectorHanamikoji
@@ -47,7 +48,7 @@ class Collector:
         """Opponents, seats and bot seeds (the local trainer shares it for its minibatches)."""
         self.gen = gen
         """Action sampling (on the CPU, whatever the model's device)."""
-        self.engine = VectorHanamikoji(num_envs, seed=engine_seed, round_limit=cfg.round_limit)
+        self.engine = VectorHanamikoji(num_envs, engine_seed, cfg.round_limit, cfg.observation_version)
         self.opponents = Opponents(
             num_envs, cfg.pool_size, cfg.pool_share, cfg.bot_shares, bot_seed, cfg.round_limit
         )
@@ -94,7 +95,9 @@ class Collector:
                 )
                 other = buf["other"][t, rows] if values.needs_other else None
                 buf["value"][t, rows] = values.of(self.obs[rows], self.mask[rows], other, own)
-            self.opponents.act(np.flatnonzero(~learner), self.obs, self.mask, actions, self.rng, self._play)
+            self.opponents.act(
+                np.flatnonzero(~learner), self.obs, self.mask, actions, self.rng, self._play, self.engine
+            )
             buf["obs"][t], buf["mask"][t] = self.obs, self.mask
             buf["action"][t], buf["learner"][t], buf["seat"][t] = actions, learner, seats
             self.obs, self.mask, self.to_play, rewards, done, _ = self.engine.step(actions)
@@ -130,7 +133,7 @@ class Collector:
         for seat in (0, 1):
             mine, theirs = markers == seat, markers == 1 - seat
             points = ((mine.astype(np.float32) - theirs) * np.array(VALUES, np.float32)).sum(1)
-            lead[:, seat] = points / 11.0 + (mine.sum(1) - theirs.sum(1)) / 4.0
+            lead[:, seat] = rules.lead(points, mine.sum(1) - theirs.sum(1))
         potential = np.where(done[:, None], 0.0, 0.5 * self.cfg.shaping * lead)  # 0 once the game is over
         scored = done | (rounds != self.rounds)
         shaped = np.where(scored[:, None], potential - self.potential, 0.0).astype(np.float32)
@@ -161,7 +164,7 @@ class Collector:
         """Restore :meth:`state` (the generators too when it holds them)."""
         engine = {k: v.numpy() if isinstance(v, torch.Tensor) else v for k, v in data["engine"].items()}
         self.obs, self.mask, self.to_play = self.engine.set_state(engine)
-        self.opponents.load(data, self.model.config)
+        self.opponents.load(data, self.model.config, self.model.observation_version)
         self.rounds = data["rounds"].numpy().copy()
         self.potential = data["potential"].numpy().copy()
         if "rng" in data and "torch_generator" in data:

@@ -17,6 +17,7 @@ import yaml
 
 from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.nn import DEVICE_PATTERN, MAX_HIDDEN, MAX_LAYERS
+from hanamikoji_env.observation import get_version
 
 MAX_CONFIG_BYTES = 1 << 20
 """A config file larger than this (1 MiB) is refused unread."""
@@ -33,6 +34,7 @@ RANGES: dict[str, Range] = {
     "total_decisions": (1, 10**12, False),
     "torch_threads": (1, 256, False),
     "round_limit": (1, 1000, False),
+    "observation_version": (1, 1000, False),
     "num_envs": (1, 65536, False),
     "rollout_steps": (1, 4096, False),
     "learning_rate": (0, 1, True),
@@ -110,6 +112,8 @@ class Config:
     """``backend: ray``: the address of a running cluster (``ray start --head``), or None to start
     a local Ray."""
     round_limit: int | None = None
+    observation_version: int = 1
+    """The observation the policy reads (:data:`hanamikoji_env.observation.VERSIONS`)."""
     # rollout
     num_envs: int = 256
     rollout_steps: int = 64
@@ -169,6 +173,7 @@ class Config:
     def validate(self, check_files: bool = True) -> Config:
         """Check every key (``check_files``: that ``init_from`` exists now)."""
         check_ranges(self, RANGES)
+        get_version(self.observation_version)
         if self.critic not in ("policy", "oracle"):
             raise ValueError(f"critic must be 'policy' or 'oracle', got {self.critic!r}")
         if not isinstance(self.device, str) or not re.fullmatch(DEVICE_PATTERN, self.device):
@@ -188,8 +193,7 @@ class Config:
                 raise ValueError(f"{key} may hold at most {MAX_ITEMS} bots, got {len(getattr(self, key))}")
             for spec in getattr(self, key):
                 try:
-                    kind = parse_player(spec, load=False).kind
-                    if kind in ("rollout", "psearch") or kind.startswith("os-"):  # too slow to train against
+                    if not parse_player(spec, load=False).bot_class().fast:  # too slow to train against
                         raise ValueError("only random, heuristic, search and checkpoints play here")
                     parse_player(spec, load=check_files)  # a checkpoint is loaded (weights only) and checked
                 except ValueError as e:

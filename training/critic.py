@@ -18,16 +18,17 @@ import torch
 from torch import nn
 
 from hanamikoji_env.nn import PolicyNet, tanh_layers
-from hanamikoji_env.observation import OBS_HIGH, OBS_SIZE
+from hanamikoji_env.observation import DEFAULT_VERSION, get_version
 
 
 class OracleCritic(nn.Module):
     """Training-only value function of (the seat's observation, the opponent's observation)."""
 
-    def __init__(self, hidden: int, layers: int) -> None:
+    def __init__(self, hidden: int, layers: int, observation_version: int = DEFAULT_VERSION) -> None:
         super().__init__()
-        self.register_buffer("scale", torch.as_tensor(1.0 / np.tile(OBS_HIGH, 2), dtype=torch.float32))
-        self.net = nn.Sequential(*tanh_layers(2 * OBS_SIZE, hidden, layers), nn.Linear(hidden, 1))
+        version = get_version(observation_version)
+        self.register_buffer("scale", torch.as_tensor(1.0 / np.tile(version.high, 2), dtype=torch.float32))
+        self.net = nn.Sequential(*tanh_layers(2 * version.size, hidden, layers), nn.Linear(hidden, 1))
 
     def forward(self, obs: torch.Tensor, other: torch.Tensor) -> torch.Tensor:
         return self.net(torch.cat([obs, other], -1) * self.scale).squeeze(-1)

@@ -74,7 +74,7 @@ class CollectorWorker:
         torch.set_num_threads(1)  # one core per worker
         numba.set_num_threads(1)  # the bots' parallel kernels too
         cfg = Config.from_dict(config, check_files=False)
-        model = PolicyNet(cfg.hidden, cfg.layers)
+        model = PolicyNet(cfg.hidden, cfg.layers, cfg.observation_version)
         critic = OracleCritic(cfg.hidden, cfg.layers) if cfg.critic == "oracle" else None
         self.critic = critic
         self.collector = Collector(
@@ -96,7 +96,9 @@ class CollectorWorker:
         return buf, self.state()
 
     def add_snapshot(self, state_dict: dict[str, torch.Tensor]) -> None:
-        net = PolicyNet(**self.collector.model.config)
+        net = PolicyNet(
+            **self.collector.model.config, observation_version=self.collector.model.observation_version
+        )
         net.load_state_dict(state_dict)
         self.collector.add_snapshot(net)
 

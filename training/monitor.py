@@ -16,8 +16,9 @@ def win_rate(
 ) -> float:
     """Win rate (draws half) of ``model``'s greedy policy against the bot ``bot_spec`` over
     ``games`` games, half in each seat (deals from ``seed``)."""
-    engine = VectorHanamikoji(games, seed=seed, round_limit=round_limit)
+    engine = VectorHanamikoji(games, seed, round_limit, model.observation_version)
     bot = make_bot(bot_spec, bot_seed, round_limit)
+    own_view = bot.observation_version == engine.version.number
     obs, mask, to_play = engine.reset()
     my_seat = np.arange(games) % 2
     result = np.full(games, np.nan)
@@ -32,7 +33,8 @@ def win_rate(
         actions[over] = mask[over].argmax(1)
         theirs = np.flatnonzero(~mine & np.isnan(result))
         if theirs.size:
-            actions[theirs] = bot_moves(bot, obs[theirs], mask[theirs], theirs, states)
+            seen, legal = (obs, mask) if own_view else engine.observe(to_play, bot.observation_version)
+            actions[theirs] = bot_moves(bot, seen[theirs], legal[theirs], theirs, states)
         obs, mask, to_play, rewards, done, _ = engine.step(actions)
         first = done & np.isnan(result)
         result[first] = rewards[first, my_seat[first]]

@@ -74,6 +74,12 @@ def load_init_from(cfg: Config) -> dict[str, Any]:
     """The checkpoint ``cfg.init_from``, if its network fits the config's (same, or narrower)."""
     assert cfg.init_from is not None
     start = load_checkpoint(cfg.init_from)
+    version = start.get("observation_version", 1)
+    if version != cfg.observation_version:
+        raise ValueError(
+            f"init_from {cfg.init_from} reads observation version {version}; the config asks "
+            f"observation_version {cfg.observation_version}"
+        )
     shape, asked = start["model_config"], {"hidden": cfg.hidden, "layers": cfg.layers}
     if shape != asked and not (shape["layers"] == cfg.layers and shape["hidden"] < cfg.hidden):
         raise ValueError(
@@ -93,7 +99,7 @@ class Trainer:
         torch.set_num_threads(cfg.torch_threads)
         torch.manual_seed(cfg.seed)  # network initialisation only
         # on the device before any optimizer state exists: loaded state follows the weights there
-        self.model = PolicyNet(cfg.hidden, cfg.layers).to(self.device)
+        self.model = PolicyNet(cfg.hidden, cfg.layers, cfg.observation_version).to(self.device)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
         if cfg.init_from is not None:
             start = load_init_from(cfg)
@@ -104,7 +110,11 @@ class Trainer:
             else:  # a narrower network: widened, with a fresh optimizer
                 self.model = widen(policy_from(start, cfg.init_from), cfg.hidden).to(self.device)
                 self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
-        critic = OracleCritic(cfg.hidden, cfg.layers).to(self.device) if cfg.critic == "oracle" else None
+        critic = (
+            OracleCritic(cfg.hidden, cfg.layers, cfg.observation_version).to(self.device)
+            if cfg.critic == "oracle"
+            else None
+        )
         self.values = Values(self.model, critic, cfg.learning_rate, self.device)
         self.gen = torch.Generator().manual_seed(cfg.seed + 1)  # action sampling
         self.rng = np.random.default_rng(cfg.seed + 2)  # opponents, seats, minibatches, bot seeds

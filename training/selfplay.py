@@ -28,7 +28,7 @@ from hanamikoji_env.bots import RandomBot
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.nn import PolicyNet
-from hanamikoji_env.vector import random_actions
+from hanamikoji_env.vector import VectorHanamikoji, random_actions
 
 SELF = -1
 """Opponent code of a pure self-play game."""
@@ -51,10 +51,12 @@ class OpponentPool:
     def state(self) -> list[dict[str, torch.Tensor]]:
         return [net.state_dict() for net in self.nets]
 
-    def load(self, states: list[dict[str, torch.Tensor]], config: dict[str, int]) -> None:
+    def load(
+        self, states: list[dict[str, torch.Tensor]], config: dict[str, int], observation_version: int
+    ) -> None:
         self.nets = []
         for sd in states:
-            net = PolicyNet(**config)
+            net = PolicyNet(**config, observation_version=observation_version)
             net.load_state_dict(sd)
             self.add(net)
 
@@ -140,15 +142,20 @@ class Opponents:
 
     def act(
         self, rows: np.ndarray, obs: np.ndarray, mask: np.ndarray, actions: np.ndarray,
-        rng: np.random.Generator, sample: Sampler,
+        rng: np.random.Generator, sample: Sampler, engine: VectorHanamikoji,
     ) -> None:  # fmt: skip
-        """Fill ``actions[rows]`` for rows where a snapshot or a bot is to play."""
+        """Fill ``actions[rows]`` for rows where a snapshot or a bot is to play (``obs`` is the
+        engine's version; a bot that reads another gets its own from ``engine``)."""
         codes = self.code[rows]
         for code in np.unique(codes):
             sub = rows[codes == code]
             if code >= 0:
                 actions[sub] = sample(self.pool.nets[code], obs[sub], mask[sub])
-            elif isinstance(bot := self.bots[self.schedule.bot_name(code)], RandomBot):
+                continue
+            bot = self.bots[self.schedule.bot_name(code)]
+            if bot.observation_version != engine.version.number:
+                obs, mask = engine.observe(engine.to_play(), bot.observation_version)
+            if isinstance(bot, RandomBot):
                 actions[sub] = random_actions(mask[sub], rng)
             elif bot.batched:  # one compiled or network call for all the games it plays
                 bot.seed(int(rng.integers(2**31)))  # its draws from the run's generator
@@ -167,8 +174,8 @@ class Opponents:
             "bot_states": [[env, *state] for env, state in self.bot_states.items() if state],
         }
 
-    def load(self, data: dict, model_config: dict[str, int]) -> None:
-        self.pool.load(data["pool"], model_config)
+    def load(self, data: dict, model_config: dict[str, int], observation_version: int) -> None:
+        self.pool.load(data["pool"], model_config, observation_version)
         self.code = data["opponent"].numpy().copy()
         self.learner_seat = data["learner_seat"].numpy().copy()
         saved = data.get("bot_states", data.get("plans", []))  # older checkpoints name it "plans"

@@ -22,11 +22,19 @@ would hold; ``None``: the bot's own for all rows) and ``states[i]`` its game
 state, updated in place, so a batch plays every game exactly as one bot per
 game would.  Bots whose ``batched`` is true do it in one compiled or network
 call; the others play the rows one by one.
+
+What a bot is, declared once on its class: ``name`` (its player spec,
+:mod:`hanamikoji_env.bots.spec`), ``options`` (each option's type and bounds,
+checked by the spec parser and the constructor alike), ``observation_version``
+(the observation it reads: an env or batch feeding it encodes that version),
+``batched`` and ``fast`` (quick enough to train against), and :meth:`Bot.from_spec`
+(how a spec's options become the bot).
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
@@ -34,12 +42,41 @@ from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.observation import OBS_HIGH, OBS_SIZE
 
 
+class Option(NamedTuple):
+    """A bot option: its type and, for numbers, the inclusive bounds."""
+
+    type: type
+    low: int = 1
+    high: int = 0
+
+
 class Bot(ABC):
     """Base class: seeding, input checks and a default ``act_batch``."""
 
     name = "bot"
+    options: ClassVar[dict[str, Option]] = {}
+    """The bot's spec options (``key=value``) with their types and bounds."""
+    observation_version = 1
+    """The observation version the bot reads."""
     batched = False
     """True where :meth:`act_batch` is one compiled or network call for the whole batch."""
+    fast = True
+    """False for bots too slow to train against (a training config refuses them)."""
+
+    @classmethod
+    def from_spec(cls, options: dict[str, Any], seed: int, round_limit: int | None, device: str) -> Bot:
+        """The bot of a parsed spec: its ``options``, seeded; ``round_limit`` is the game's (for
+        bots that simulate it), ``device`` where a network runs.  Most bots take options only."""
+        return cls(seed=seed, **options)
+
+    @classmethod
+    def check_option(cls, key: str, value: object) -> None:
+        """``ValueError`` unless ``value`` is within the declared bounds of option ``key``."""
+        option = cls.options[key]
+        if isinstance(value, bool) or not isinstance(value, int) or not option.low <= value <= option.high:
+            raise ValueError(
+                f"option {key} of {cls.name} must be an int in [{option.low}, {option.high}], got {value!r}"
+            )
 
     def __init__(self, seed: int | None = 0) -> None:
         self._seed = seed

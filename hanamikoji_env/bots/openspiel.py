@@ -2,7 +2,7 @@
 
 From the player's observation alone (like every bot here) it builds a
 ``python_hanamikoji`` state (:mod:`hanamikoji_env.openspiel`): the unseen cards
-dealt at random (:func:`~hanamikoji_env.bots.search.determinize`), and searches it:
+dealt at random (:func:`~hanamikoji_env.infoset.determinize`), and searches it:
 
 - ``ismcts``: ``open_spiel.python.algorithms.ismcts.ISMCTSBot``, information-set
   MCTS; every simulation deals the unseen cards again (``HanamikojiState.resample``);
@@ -16,14 +16,24 @@ the bot's generator.  Tournament specs: ``os-ismcts[:sims=N]``, ``os-mcts[:sims=
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from hanamikoji_env.bots.base import Bot
-from hanamikoji_env.bots.spec import check_option
+from hanamikoji_env.bots.base import Bot, Option
 
 
 class OpenSpielBot(Bot):
-    """``OpenSpielBot(kind="ismcts" | "mcts", seed=0, sims=100, round_limit=None)``."""
+    """``OpenSpielBot(kind="ismcts" | "mcts", seed=0, sims=100, round_limit=None)``; the spec
+    names are its subclasses :class:`ISMCTSBot` and :class:`MCTSBot`."""
+
+    name = "os-ismcts"
+    options = {"sims": Option(int, 1, 100_000)}
+    fast = False
+
+    @classmethod
+    def from_spec(cls, options: dict[str, Any], seed: int, round_limit: int | None, device: str) -> Bot:
+        return cls(cls.name[3:], seed=seed, round_limit=round_limit, **options)
 
     def __init__(
         self, kind: str = "ismcts", seed: int | None = 0, sims: int = 100, round_limit: int | None = None
@@ -31,7 +41,7 @@ class OpenSpielBot(Bot):
         super().__init__(seed)
         if kind not in ("ismcts", "mcts"):
             raise ValueError(f"kind must be 'ismcts' or 'mcts', got {kind!r}")
-        check_option(f"os-{kind}", "sims", sims)
+        (MCTSBot if kind == "mcts" else ISMCTSBot).check_option("sims", sims)
         import pyspiel
 
         from hanamikoji_env import openspiel
@@ -45,7 +55,7 @@ class OpenSpielBot(Bot):
     def _act(self, vector: np.ndarray, mask: np.ndarray) -> int:
         from open_spiel.python.algorithms import ismcts, mcts
 
-        from hanamikoji_env.bots.search import determinize
+        from hanamikoji_env.infoset import determinize
         from hanamikoji_env.openspiel import HanamikojiState
 
         legal = np.flatnonzero(mask)
@@ -64,3 +74,15 @@ class OpenSpielBot(Bot):
 
     def __repr__(self) -> str:
         return f"OpenSpielBot({self.kind!r}, sims={self.sims}, seed={self._seed})"
+
+
+class ISMCTSBot(OpenSpielBot):
+    """``os-ismcts``: OpenSpiel's information-set MCTS."""
+
+    name = "os-ismcts"
+
+
+class MCTSBot(OpenSpielBot):
+    """``os-mcts``: OpenSpiel's MCTS on one determinization."""
+
+    name = "os-mcts"

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
 
-from hanamikoji_env.bots.base import Bot
+from hanamikoji_env.bots.base import Bot, Option
 from hanamikoji_env.nn import load_policy, masked_probs, resolve_device, sample_actions
 
 
@@ -29,6 +30,8 @@ class PolicyBot(Bot):
         self.greedy = greedy
         self.device = resolve_device(device)
         self.model = load_policy(self.path).to(self.device)
+        self.observation_version = self.model.observation_version
+        """The checkpoint's observation version: what an env feeding this bot encodes."""
 
     def _act(self, vector: np.ndarray, mask: np.ndarray) -> int:
         return int(self.act_batch(vector[None], mask[None])[0])
@@ -55,3 +58,14 @@ class PolicyBot(Bot):
 
     def __repr__(self) -> str:
         return f"PolicyBot({str(self.path)!r}, seed={self._seed}, greedy={self.greedy})"
+
+
+class SampledPolicyBot(PolicyBot):
+    """``sampled:ckpt=PATH``: a checkpoint that samples its moves (``PolicyBot(greedy=False)``)."""
+
+    name = "sampled"
+    options = {"ckpt": Option(str)}
+
+    @classmethod
+    def from_spec(cls, options: dict[str, Any], seed: int, round_limit: int | None, device: str) -> Bot:
+        return cls(options["ckpt"], seed=seed, greedy=False, device=device)

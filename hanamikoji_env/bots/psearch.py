@@ -6,7 +6,7 @@ At each decision that has a choice, the bot
    ``p`` from the bot's observation and keeps the ``candidates`` most likely
    legal actions;
 2. samples ``samples`` determinizations of what it cannot see
-   (:func:`~hanamikoji_env.bots.search.determinize`: its observation and
+   (:func:`~hanamikoji_env.infoset.determinize`: its observation and
    nothing else);
 3. plays every candidate in every determinization, then plays the round to its
    end with the policy making **both** players' moves, each from that
@@ -33,15 +33,15 @@ Tournament spec: ``psearch:ckpt=PATH[,samples=N,candidates=K]``; needs torch.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
 
 from hanamikoji_env.actions import NUM_ACTIONS
-from hanamikoji_env.bots.base import Bot
-from hanamikoji_env.bots.search import determinized_rows
-from hanamikoji_env.bots.spec import check_option
+from hanamikoji_env.bots.base import Bot, Option
 from hanamikoji_env.engine import C_PHASE, C_TO_MOVE, ROUND_OVER
+from hanamikoji_env.infoset import determinized_rows
 from hanamikoji_env.nn import PolicyNet, load_policy, masked_probs, sample_actions
 from hanamikoji_env.observation import OBS_SIZE, encode_rows
 from hanamikoji_env.simulate import PLAYOUT_STEPS, apply_sequences, round_values
@@ -53,6 +53,13 @@ class PolicySearchBot(Bot):
     :class:`~hanamikoji_env.nn.PolicyNet`; ``round_limit`` is the game's."""
 
     name = "psearch"
+    options = {"ckpt": Option(str), "samples": Option(int, 1, 4096), "candidates": Option(int, 1, 23)}
+    fast = False
+
+    @classmethod
+    def from_spec(cls, options: dict[str, Any], seed: int, round_limit: int | None, device: str) -> Bot:
+        rest = {k: v for k, v in options.items() if k != "ckpt"}
+        return cls(options["ckpt"], seed=seed, round_limit=round_limit, **rest)
 
     def __init__(
         self,
@@ -64,8 +71,8 @@ class PolicySearchBot(Bot):
         round_limit: int | None = None,
     ) -> None:
         super().__init__(seed)
-        check_option("psearch", "samples", samples)
-        check_option("psearch", "candidates", candidates)
+        self.check_option("samples", samples)
+        self.check_option("candidates", candidates)
         if isinstance(prior, bool) or not isinstance(prior, (int, float)) or not 0 <= prior < float("inf"):
             raise ValueError(f"prior must be a finite number >= 0, got {prior!r}")
         self.model = policy if isinstance(policy, PolicyNet) else load_policy(policy)

@@ -3,7 +3,7 @@
 At each decision that has a choice, for every legal action the bot
 
 1. samples ``samples`` determinizations of what it cannot see
-   (:func:`~hanamikoji_env.bots.search.determinize`: its observation and nothing else);
+   (:func:`~hanamikoji_env.infoset.determinize`: its observation and nothing else);
 2. applies the action in each, then plays the game to its end in the batch
    engine (proven identical to the rules): the policy plays the bot's own later
    decisions (greedy, from the bot's observation) and the opponent is modelled
@@ -25,13 +25,13 @@ other opponents the model is wrong.  It needs torch, and is slow: about
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
 
-from hanamikoji_env.bots.base import Bot
-from hanamikoji_env.bots.search import determinized_rows
-from hanamikoji_env.bots.spec import check_option
+from hanamikoji_env.bots.base import Bot, Option
+from hanamikoji_env.infoset import determinized_rows
 from hanamikoji_env.nn import PolicyNet, load_policy
 from hanamikoji_env.rules import FULL_DECK
 from hanamikoji_env.vector import VectorHanamikoji, uniform_actions
@@ -48,6 +48,13 @@ class RolloutBot(Bot):
     ``round_limit`` is the game's (its rollouts end where the game would)."""
 
     name = "rollout"
+    options = {"ckpt": Option(str), "samples": Option(int, 1, 4096)}
+    fast = False
+
+    @classmethod
+    def from_spec(cls, options: dict[str, Any], seed: int, round_limit: int | None, device: str) -> Bot:
+        rest = {k: v for k, v in options.items() if k != "ckpt"}
+        return cls(options["ckpt"], seed=seed, round_limit=round_limit, **rest)
 
     def __init__(
         self,
@@ -58,7 +65,7 @@ class RolloutBot(Bot):
         round_limit: int | None = None,
     ) -> None:
         super().__init__(seed)
-        check_option("rollout", "samples", samples)
+        self.check_option("samples", samples)
         if margin < 0:
             raise ValueError(f"margin must be >= 0, got {margin}")
         self.model = policy if isinstance(policy, PolicyNet) else load_policy(policy)

@@ -9,7 +9,7 @@ At each decision that has a choice, the bot
 2. samples ``samples`` determinizations: the cards it has not seen are dealt at
    random to the places it cannot see (the opponent's hand, Secret and
    Trade-off, the removed card, the draw pile), consistent with everything in
-   its observation and nothing else (:func:`~hanamikoji_env.simulate.determinize_row`);
+   its observation and nothing else (:func:`~hanamikoji_env.infoset.determinize_row`);
 3. plays every candidate in every determinization to the end of the round,
    uniform random moves after the candidate, using the same determinizations
    and random numbers for every candidate (common random numbers);
@@ -34,34 +34,29 @@ written in Python before, kept to show the compiled bot is as strong.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit, prange
 
 from hanamikoji_env.actions import CARD_BASE, NUM_ACTIONS, NUM_TOKENS
-from hanamikoji_env.bots.base import Bot, check_batch
+from hanamikoji_env.bots.base import Bot, Option, check_batch
 from hanamikoji_env.bots.heuristic import MAX_PLANS, checked_actions, plans_row, position
-from hanamikoji_env.bots.spec import check_option
-from hanamikoji_env.engine import SELECT_PHASE, TOKEN_PHASE, WIDTH, state_from_row
+from hanamikoji_env.engine import SELECT_PHASE, TOKEN_PHASE, WIDTH
+from hanamikoji_env.infoset import determinize_row
 from hanamikoji_env.observation import (
     O_ROUND,
     O_SEL,
     O_TOKEN,
     O_UNSEEN,
-    OBS_SIZE,
     cards,
     decision_phase,
     entry,
     one_hot,
     turns_played,
 )
-from hanamikoji_env.rules import NUM_CARDS, NUM_GEISHAS, State
-from hanamikoji_env.simulate import (
-    PLAYOUT_STEPS,
-    apply_sequence_row,
-    determinize_row,
-    playout_row,
-    row_value,
-)
+from hanamikoji_env.rules import NUM_CARDS, NUM_GEISHAS
+from hanamikoji_env.simulate import PLAYOUT_STEPS, apply_sequence_row, playout_row, row_value
 
 PRIOR = 0.02
 """Weight of the heuristic score (about -25..25) added to a plan's mean outcome."""
@@ -249,8 +244,8 @@ def search_actions(
     keys = np.asarray(keys).astype(np.uint64)
     if keys.shape != (n,):
         raise ValueError(f"keys must have shape ({n},), got {keys.shape}")
-    check_option("search", "samples", samples)
-    check_option("search", "candidates", candidates)
+    SearchBot.check_option("samples", samples)
+    SearchBot.check_option("candidates", candidates)
     out = np.empty(n, dtype=np.int64)
     _search_rows(obs, mask, plans, keys, samples, candidates, round_limit or 0, out)
     return checked_actions(out, mask, "search")
@@ -260,6 +255,7 @@ class SearchBot(Bot):
     """Information-set Monte Carlo search (see the module docstring)."""
 
     name = "search"
+    options = {"samples": Option(int, 1, 20_000), "candidates": Option(int, 1, 200)}
     batched = True
     """``act_batch`` is one compiled call for the whole batch."""
 
@@ -267,14 +263,18 @@ class SearchBot(Bot):
         self, seed: int | None = 0, samples: int = 400, candidates: int = 10, round_limit: int | None = None
     ) -> None:
         super().__init__(seed)
-        check_option("search", "samples", samples)
-        check_option("search", "candidates", candidates)
+        self.check_option("samples", samples)
+        self.check_option("candidates", candidates)
         self.samples = samples
         self.candidates = candidates
         self.round_limit = round_limit
         self.plan: tuple[tuple[int, int, int], tuple[int, ...]] | None = None
         """``((round, turn, token), cards)``: the plan chosen at this turn's token decision
         (the bot's game state)."""
+
+    @classmethod
+    def from_spec(cls, options: dict[str, Any], seed: int, round_limit: int | None, device: str) -> Bot:
+        return cls(seed=seed, round_limit=round_limit, **options)
 
     def game_state(self) -> tuple[int, ...]:
         """``(round, turn, token, *cards)`` of the plan for the turn in progress, or ``()``."""
@@ -321,32 +321,3 @@ def _check_plan(state: tuple[int, ...]) -> None:
     """``ValueError`` unless ``state`` is ``()`` or a plan ``(round, turn, token, *cards)``."""
     if state and not 4 <= len(state) <= PLAN_WIDTH:
         raise ValueError(f"a SearchBot game state is (round, turn, token, *cards), got {state!r}")
-
-
-# ------------------------------------------------- determinizations ---
-
-
-def determinized_rows(vector: np.ndarray, rng: np.random.Generator, n: int) -> np.ndarray:
-    """``n`` engine rows, each a full game consistent with the observation ``vector``, the
-    observing player as seat 0: the cards it has not seen shuffled with ``rng`` for each row
-    and dealt by :func:`~hanamikoji_env.simulate.determinize_row`."""
-    v = np.ascontiguousarray(vector, dtype=np.float32)
-    if v.shape != (OBS_SIZE,):
-        raise ValueError(f"an observation vector has shape ({OBS_SIZE},), got {v.shape}")
-    unseen = np.rint(v[O_UNSEEN : O_UNSEEN + NUM_GEISHAS]).astype(np.int64)
-    pool = np.repeat(np.arange(NUM_GEISHAS, dtype=np.int64), np.clip(unseen, 0, NUM_CARDS))
-    rows = np.zeros((n, WIDTH), dtype=np.int32)
-    for i in range(n):
-        order = pool.copy()
-        rng.shuffle(order)
-        if not determinize_row(v, order, rows, i):
-            raise ValueError(
-                "observation inconsistent: its unseen cards do not fill the places it cannot see"
-            )
-    return rows
-
-
-def determinize(vector: np.ndarray, rng: np.random.Generator, round_limit: int | None = None) -> State:
-    """A full state consistent with the observation ``vector``, the unseen cards dealt at
-    random with ``rng``: the observing player is seat 0, the opponent seat 1."""
-    return state_from_row(determinized_rows(vector, rng, 1)[0], round_limit, None)

@@ -36,8 +36,9 @@ import numpy as np
 from hanamikoji_env.actions import CARD_BASE
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.bots.heuristic_reference import HeuristicReference, Position
-from hanamikoji_env.bots.search import PRIOR, determinized_rows
+from hanamikoji_env.bots.search import PRIOR
 from hanamikoji_env.bots.spec import check_option
+from hanamikoji_env.infoset import determinized_rows
 from hanamikoji_env.observation import InfoSet, decode
 from hanamikoji_env.rules import Phase, cards_of
 from hanamikoji_env.simulate import PLAYOUT_STEPS, apply_sequences, playout, round_values

@@ -7,58 +7,67 @@
 | ``search[:samples=N,candidates=K]`` | :class:`~hanamikoji_env.bots.search.SearchBot` |
 | ``ckpt:PATH`` | a trained policy: a hanamikoji-env ``.pt`` checkpoint (``PolicyBot``) or a
   Stable-Baselines3 ``MaskablePPO`` ``.zip`` (``SB3Bot``), both loaded without running code |
-| ``sampled:ckpt=PATH`` | a ``.pt`` policy that samples its moves (``PolicyBot(greedy=False)``) |
+| ``sampled:ckpt=PATH`` | a ``.pt`` policy that samples its moves
+  (:class:`~hanamikoji_env.bots.policy.SampledPolicyBot`) |
 | ``rollout:ckpt=PATH[,samples=N]`` | :class:`~hanamikoji_env.bots.rollout.RolloutBot` over a ``.pt`` policy |
 | ``psearch:ckpt=PATH[,samples=N,candidates=K]`` | :class:`~hanamikoji_env.bots.psearch.PolicySearchBot`
   over a ``.pt`` policy |
 | ``os-ismcts[:sims=N]``, ``os-mcts[:sims=N]`` | OpenSpiel's ISMCTS / determinized MCTS
-  (:class:`~hanamikoji_env.bots.openspiel.OpenSpielBot`, ``openspiel`` extra) |
+  (:mod:`hanamikoji_env.bots.openspiel`, ``openspiel`` extra) |
 
-Options are ``key=value`` after a colon, separated by commas; every option has
-documented bounds (:data:`BOT_OPTIONS`).  :func:`parse_player` checks a spec
-completely, checkpoints included, before any game starts.
+Options are ``key=value`` after a colon, separated by commas; each bot class
+declares its options and their bounds (``Bot.options``), and :func:`usage`
+lists them.  :func:`parse_player` checks a spec completely, checkpoints
+included, before any game starts.
+
+The registry, :data:`BOTS`, is one line per bot: its spec name and where its
+class lives (imported on first use, so a spec of a light bot never imports
+torch).  Adding a bot is its module, its line here and its tests.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from importlib import import_module
+from typing import Any
 
 from hanamikoji_env.bots.base import Bot
 
 MAX_SPEC_LENGTH = 4096
 
-
-class Option(NamedTuple):
-    """A bot option: its type and, for numbers, the inclusive bounds."""
-
-    type: type
-    low: int = 1
-    high: int = 0
-
-
-BOT_OPTIONS: dict[str, dict[str, Option]] = {
-    "random": {},
-    "heuristic": {},
-    "search": {"samples": Option(int, 1, 20_000), "candidates": Option(int, 1, 200)},
-    "rollout": {"ckpt": Option(str), "samples": Option(int, 1, 4096)},
-    "sampled": {"ckpt": Option(str)},
-    "psearch": {"ckpt": Option(str), "samples": Option(int, 1, 4096), "candidates": Option(int, 1, 23)},
-    "os-ismcts": {"sims": Option(int, 1, 100_000)},
-    "os-mcts": {"sims": Option(int, 1, 100_000)},
+BOTS: dict[str, str] = {
+    "random": "hanamikoji_env.bots.random:RandomBot",
+    "heuristic": "hanamikoji_env.bots.heuristic:HeuristicBot",
+    "search": "hanamikoji_env.bots.search:SearchBot",
+    "sampled": "hanamikoji_env.bots.policy:SampledPolicyBot",
+    "rollout": "hanamikoji_env.bots.rollout:RolloutBot",
+    "psearch": "hanamikoji_env.bots.psearch:PolicySearchBot",
+    "os-ismcts": "hanamikoji_env.bots.openspiel:ISMCTSBot",
+    "os-mcts": "hanamikoji_env.bots.openspiel:MCTSBot",
 }
-"""Every named bot and its options: ``search:samples`` is 1..20,000, ``candidates`` 1..200,
-``rollout:samples`` and ``psearch:samples`` 1..4,096, ``psearch:candidates`` 1..23,
-``os-ismcts``/``os-mcts``: ``sims`` 1..100,000 (the bots' constructors check the same bounds)."""
+"""Every named bot: spec name -> ``module:Class``."""
 
 
-def check_option(bot: str, key: str, value: int) -> None:
-    """``ValueError`` unless ``value`` is within the documented bounds of ``bot``'s ``key``."""
-    option = BOT_OPTIONS[bot][key]
-    if isinstance(value, bool) or not isinstance(value, int) or not option.low <= value <= option.high:
-        raise ValueError(
-            f"option {key} of {bot} must be an int in [{option.low}, {option.high}], got {value!r}"
-        )
+def bot_class(name: str) -> type[Bot]:
+    """The class of the bot named ``name`` in :data:`BOTS`."""
+    module, _, cls = BOTS[name].partition(":")
+    bot = getattr(import_module(module), cls)
+    assert bot.name == name, (bot, name)
+    return bot
+
+
+def usage() -> str:
+    """Every spec form with its options, for help texts."""
+    forms = []
+    for name in BOTS:
+        options = bot_class(name).options
+        required = [f"{k}=PATH" for k, o in options.items() if o.type is str]
+        optional = [f"{k}=N" for k, o in options.items() if o.type is not str]
+        text = name + (":" + ",".join(required) if required else "")
+        if optional:
+            text += f"[{',' if required else ':'}{','.join(optional)}]"
+        forms.append(text)
+    return ", ".join([*forms, "ckpt:PATH (.pt, or an SB3 .zip)"])
 
 
 @dataclass(frozen=True)
@@ -70,34 +79,24 @@ class PlayerSpec:
     options: dict[str, Any] = field(default_factory=dict)
     path: str | None = None
 
+    def bot_class(self) -> type[Bot]:
+        """The class that plays this spec."""
+        if self.kind != "ckpt":
+            return bot_class(self.kind)
+        if self.path is not None and self.path.endswith(".zip"):
+            from hanamikoji_env.bots.sb3 import SB3Bot
+
+            return SB3Bot
+        from hanamikoji_env.bots.policy import PolicyBot
+
+        return PolicyBot
+
     def make(self, seed: int, round_limit: int | None = None, device: str = "cpu") -> Bot:
         """A new bot of this spec, seeded (``round_limit``: the game's, for bots that simulate it;
         ``device``: where a hanamikoji-env checkpoint's network runs)."""
         if self.kind == "ckpt":
             return checkpoint_bot(self.path, seed, device)  # type: ignore[arg-type]
-        if self.kind == "search":
-            from hanamikoji_env.bots.search import SearchBot
-
-            return SearchBot(seed=seed, round_limit=round_limit, **self.options)
-        if self.kind.startswith("os-"):
-            from hanamikoji_env.bots.openspiel import OpenSpielBot
-
-            return OpenSpielBot(self.kind[3:], seed=seed, round_limit=round_limit, **self.options)
-        if self.kind == "sampled":
-            from hanamikoji_env.bots.policy import PolicyBot
-
-            return PolicyBot(self.options["ckpt"], seed=seed, greedy=False, device=device)
-        if self.kind in ("rollout", "psearch"):  # a search over a .pt policy
-            from hanamikoji_env.bots.psearch import PolicySearchBot
-            from hanamikoji_env.bots.rollout import RolloutBot
-
-            options = dict(self.options)
-            search = {"rollout": RolloutBot, "psearch": PolicySearchBot}[self.kind]
-            return search(options.pop("ckpt"), seed=seed, round_limit=round_limit, **options)
-        from hanamikoji_env.bots.heuristic import HeuristicBot
-        from hanamikoji_env.bots.random import RandomBot
-
-        return {"random": RandomBot, "heuristic": HeuristicBot}[self.kind](seed=seed, **self.options)
+        return bot_class(self.kind).from_spec(dict(self.options), seed, round_limit, device)
 
 
 def parse_player(spec: str, load: bool = True) -> PlayerSpec:
@@ -116,24 +115,24 @@ def parse_player(spec: str, load: bool = True) -> PlayerSpec:
             checkpoint_bot(path, 0)  # loads and validates the checkpoint now, before any game
         return PlayerSpec(spec, "ckpt", path=path)
     name, _, rest = spec.partition(":")
-    if name not in BOT_OPTIONS:
-        raise ValueError(f"unknown player {name[:40]!r}; known: {sorted(BOT_OPTIONS)} or ckpt:PATH")
+    if name not in BOTS:
+        raise ValueError(f"unknown player {name[:40]!r}; known: {sorted(BOTS)} or ckpt:PATH")
+    cls = bot_class(name)
     options: dict[str, Any] = {}
     for item in filter(None, rest.split(",")):
         key, eq, value = item.partition("=")
-        if not eq or key not in BOT_OPTIONS[name]:
+        if not eq or key not in cls.options:
             raise ValueError(
-                f"bad option {item[:60]!r} for {name}; options: {sorted(BOT_OPTIONS[name]) or 'none'} as key=value"
+                f"bad option {item[:60]!r} for {name}; options: {sorted(cls.options) or 'none'} as key=value"
             )
-        kind = BOT_OPTIONS[name][key].type
-        if kind is int:
+        option = cls.options[key]
+        if option.type is int:
             if not value.isdigit() or len(value) > 9:  # digits only: no 1e9, no 10**100 to parse
                 raise ValueError(
-                    f"option {key} of {name} must be an int in "
-                    f"[{BOT_OPTIONS[name][key].low}, {BOT_OPTIONS[name][key].high}], got {value[:20]!r}"
+                    f"option {key} of {name} must be an int in [{option.low}, {option.high}], got {value[:20]!r}"
                 )
-            check_option(name, key, int(value))
-        options[key] = kind(value)
+            cls.check_option(key, int(value))
+        options[key] = option.type(value)
     if name.startswith("os-") and load:
         try:
             import hanamikoji_env.openspiel  # noqa: F401 - registers the game
@@ -141,9 +140,9 @@ def parse_player(spec: str, load: bool = True) -> PlayerSpec:
             raise ValueError(
                 f"{name} needs OpenSpiel: pip install 'hanamikoji-env[openspiel]' ({e})"
             ) from None
-    if "ckpt" in BOT_OPTIONS[name]:
+    if "ckpt" in cls.options:
         if "ckpt" not in options:
-            others = ",".join(f"{key}=N" for key in BOT_OPTIONS[name] if key != "ckpt")
+            others = ",".join(f"{key}=N" for key in cls.options if key != "ckpt")
             raise ValueError(
                 f"{name} needs a checkpoint: {name}:ckpt=PATH" + (f"[,{others}]" if others else "")
             )

@@ -1,0 +1,132 @@
+"""Versions: a second observation version plugs in as one layout, one kernel and one registry line;
+checkpoints load by observation version and layout hash, whatever the package version; records
+carry the rules version."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+from numba import njit
+
+from hanamikoji_env import aec, observation, raw_env, records
+from hanamikoji_env.bots.heuristic import HeuristicBot
+from hanamikoji_env.bots.policy import PolicyBot
+from hanamikoji_env.engine import C_TURN
+from hanamikoji_env.nn import CheckpointError, PolicyNet, load_checkpoint, save_checkpoint
+from hanamikoji_env.observation import OBS_LAYOUT, OBS_SIZE, Field, ObservationVersion, encode_row
+from hanamikoji_env.rules import RULES_VERSION, shuffled_deck
+from hanamikoji_env.tournament import play_game
+from hanamikoji_env.vector import VectorHanamikoji, random_actions
+
+TURN = Field("turn", OBS_SIZE, 1, (8.0,), "turns played this round")
+
+
+@njit(cache=False)
+def _encode_row_v2(s, i, seat, o, m):
+    encode_row(s, i, seat, o[:OBS_SIZE], m)
+    o[OBS_SIZE] = s[i, C_TURN]
+
+
+@njit(cache=False)
+def _encode_rows_v2(s, seats, obs, mask):
+    for i in range(s.shape[0]):
+        _encode_row_v2(s, i, seats[i], obs[i], mask[i])
+
+
+V2 = ObservationVersion(2, (*OBS_LAYOUT, TURN), _encode_row_v2, _encode_rows_v2)
+
+
+@pytest.fixture
+def v2(monkeypatch):
+    """A second observation version: version 1 plus the turn count, registered for the test."""
+    monkeypatch.setitem(observation.VERSIONS, 2, V2)
+    return V2
+
+
+def test_a_new_version_runs_in_the_env_and_the_batch_engine_alike(v2) -> None:
+    e = raw_env(observation_version=2)
+    assert e.observation_space("player_0")["observation"].shape == (OBS_SIZE + 1,)
+    rng = np.random.default_rng(0)
+    decks = [shuffled_deck(rng) for _ in range(20)]
+    e.reset(seed=3, options={"decks": decks})
+    venv = VectorHanamikoji(1, seed=0, observation_version=2)
+    venv.reset(decks=[decks])
+    for _ in range(60):
+        obs = e.observe(e.agent_selection)
+        v_obs, v_mask = venv.observe(np.array([aec.AGENTS.index(e.agent_selection)]))
+        assert (obs["observation"] == v_obs[0]).all() and (obs["action_mask"] == v_mask[0]).all()
+        assert obs["observation"][OBS_SIZE] == e.game.turn
+        assert (obs["observation"][:OBS_SIZE] == e.observe(e.agent_selection, 1)["observation"]).all()
+        a = int(random_actions(obs["action_mask"][None], rng)[0])
+        e.step(a)
+        venv.step(np.array([a]))
+
+
+def test_a_checkpoint_records_its_version_and_plays_in_any_env(v2, tmp_path) -> None:
+    torch.manual_seed(0)
+    save_checkpoint(tmp_path / "v2.pt", PolicyNet(16, 1, observation_version=2))
+    data = load_checkpoint(tmp_path / "v2.pt")
+    assert data["observation_version"] == 2 and data["layout_hash"] == V2.layout_hash
+    bot = PolicyBot(tmp_path / "v2.pt")
+    assert bot.observation_version == 2
+    # a game against a version-1 bot in a version-1 env: each bot is given its own version
+    reward, rounds = play_game((bot, HeuristicBot()), deal_seed=1, round_limit=None)
+    assert reward in (-1.0, 0.0, 1.0) and rounds >= 1
+
+
+def test_a_checkpoint_of_an_unknown_version_is_refused(v2, tmp_path, monkeypatch) -> None:
+    save_checkpoint(tmp_path / "v2.pt", PolicyNet(16, 1, observation_version=2))
+    monkeypatch.delitem(observation.VERSIONS, 2)
+    with pytest.raises(CheckpointError, match=r"reads observation version 2; .* knows versions \[1\]"):
+        load_checkpoint(tmp_path / "v2.pt")
+
+
+def test_checkpoints_load_whatever_the_package_version(tmp_path) -> None:
+    """Only the observation version and its layout hash decide: another package version loads,
+    and so does a file from before versions were recorded (as version 1, like the shipped one)."""
+    save_checkpoint(tmp_path / "a.pt", PolicyNet(16, 1))
+    data = torch.load(tmp_path / "a.pt", weights_only=True)
+    data["env_version"] = "9.9.0"
+    del data["observation_version"]
+    torch.save(data, tmp_path / "a.pt")
+    assert PolicyBot(tmp_path / "a.pt").observation_version == 1
+    shipped = torch.load("checkpoints/ppo_selfplay.pt", weights_only=True)
+    assert (
+        "observation_version" not in shipped
+        and PolicyBot("checkpoints/ppo_selfplay.pt").observation_version == 1
+    )
+
+
+def test_unknown_observation_versions_are_refused_everywhere() -> None:
+    for make in (
+        lambda: raw_env(observation_version=3),
+        lambda: VectorHanamikoji(2, observation_version=3),
+        lambda: PolicyNet(16, 1, observation_version=3),
+        lambda: observation.observation_space(True),
+    ):
+        with pytest.raises(ValueError, match=r"observation_version must be one of \[1\]"):
+            make()
+
+
+def test_records_carry_the_rules_version_and_verify_checks_it() -> None:
+    e = raw_env()
+    e.reset(seed=2)
+    rng = np.random.default_rng(0)
+    for _agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        e.step(None if term or trunc else int(random_actions(obs["action_mask"][None], rng)[0]))
+    d = records.from_env(e, ("a", "b")).to_dict()
+    assert d["rules_version"] == RULES_VERSION == 1
+    records.verify(records.parse_record(d))
+    old = {k: v for k, v in d.items() if k != "rules_version"}  # written before it was recorded
+    assert records.parse_record(old).rules_version == 1
+    records.verify(records.parse_record(old))
+    with pytest.raises(
+        records.RecordError, match="played under rules version 2; this package plays version 1"
+    ):
+        records.verify(records.parse_record(json.loads(json.dumps({**d, "rules_version": 2}))))
+    with pytest.raises(records.RecordError, match="rules_version must be an int"):
+        records.parse_record({**d, "rules_version": "1"})
