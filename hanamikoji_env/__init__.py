@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from hanamikoji_env._version import __version__
 from hanamikoji_env.aec import env, raw_env
 
-__version__ = "0.1.0"
 __all__ = ["VectorHanamikoji", "__version__", "env", "raw_env"]
 
 

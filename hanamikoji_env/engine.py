@@ -202,6 +202,11 @@ def final_returns(s, i, out):
     out[1] = _RETURNS[w + 1, 1]
 
 
+def final_returns_of(rows: np.ndarray) -> np.ndarray:
+    """:func:`final_returns` of many finished rows at once (``[N, 2]`` float32)."""
+    return _RETURNS[rows[:, C_WINNER] + 1]
+
+
 @njit(cache=True)
 def start_turn(s, i, seat):
     """``seat`` draws the top card of the pile, then chooses a token."""

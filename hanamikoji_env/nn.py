@@ -34,7 +34,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from hanamikoji_env import __version__
+from hanamikoji_env._version import __version__
 from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.observation import DEFAULT_VERSION, VERSIONS, get_version
 

@@ -43,7 +43,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hanamikoji_env import __version__, engine
+from hanamikoji_env import engine
+from hanamikoji_env._version import __version__
 from hanamikoji_env.actions import NUM_ACTIONS, action_name
 from hanamikoji_env.rules import RULES_VERSION, Phase, State, returns, validate_deck
 

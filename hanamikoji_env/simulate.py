@@ -1,15 +1,23 @@
-"""Simulation for the search bots: determinize, apply action sequences, play out, score.
+"""Simulation for the search bots: apply action sequences, play out, score.
 
 A search bot builds full games consistent with what it knows (its
 determinizations, :mod:`hanamikoji_env.infoset`), applies its candidate moves
-(:func:`apply_sequences`), plays each row to the end of its round with uniform
-random moves (:func:`playout`), and scores it (:func:`round_values`).
-Everything runs on the engine of record's kernels; the ``*_row`` kernels are
-the per-row pieces that the compiled search (:mod:`hanamikoji_env.bots.search`)
-calls inside its own loop.
+(:func:`apply_sequences`), plays each row on and scores it.  There is one
+playout driver, :func:`play_out`: every row plays on until its round is scored
+(valued by :func:`round_values`) or, with ``to_game_end``, until its game ends
+(valued by its final return), the next rounds dealt by an
+:class:`~hanamikoji_env.engine.Dealer` and the moves chosen by the caller's
+policy.  Uniform random moves are its compiled special case: :func:`playout`,
+and per row :func:`playout_row`, which the compiled search
+(:mod:`hanamikoji_env.bots.search`) calls inside its own loop.  PolicySearchBot
+plays a network to the round's end, RolloutBot a network and a random opponent to
+the game's end, both through :func:`play_out`.  Everything runs on the engine
+of record's kernels.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 from numba import njit
@@ -19,8 +27,11 @@ from hanamikoji_env.engine import (
     C_MARKERS,
     C_PHASE,
     C_WINNER,
+    GAME_OVER,
     ROUND_OVER,
+    Dealer,
     apply_one,
+    final_returns_of,
     legal,
     pick,
 )
@@ -127,6 +138,54 @@ def round_values(rows: np.ndarray) -> np.ndarray:
     out = np.empty(rows.shape[0])
     _round_values(rows, out)
     return out
+
+
+Chooser = Callable[[np.ndarray, np.ndarray, int], np.ndarray]
+"""``choose(ids, rows, step) -> actions``: a move for each row still playing (``ids``: their
+indices in the rows first given; ``step``: moves made so far)."""
+
+
+def play_out(
+    rows: np.ndarray,
+    choose: Chooser,
+    round_limit: int | None,
+    to_game_end: bool = False,
+    dealer: Dealer | None = None,
+    max_steps: int = PLAYOUT_STEPS,
+) -> np.ndarray:
+    """Play every row on with ``choose``'s moves (each checked legal) and return seat 0's value
+    of each: until its round is scored, valued by :func:`round_values`; or, with
+    ``to_game_end``, until its game ends, valued by its final return, the next rounds dealt by
+    ``dealer`` (one game per row, its scripted decks by round).  ``rows`` is consumed.
+    ``RuntimeError`` if a row is still playing after ``max_steps`` moves."""
+    if to_game_end and dealer is None:
+        raise ValueError("to_game_end needs a dealer for the next rounds")
+    value = np.zeros(len(rows))
+    ids = np.arange(len(rows))
+    ones = np.ones(len(rows), dtype=np.int64)
+    for step in range(max_steps + 1):
+        phase = rows[:, C_PHASE]
+        if to_game_end:
+            assert dealer is not None
+            scored = np.flatnonzero(phase == ROUND_OVER)
+            if scored.size:
+                dealer.deal(rows, scored, np.zeros(scored.size, dtype=np.bool_))
+            over = phase == GAME_OVER
+            value[ids[over]] = final_returns_of(rows[over])[:, 0]
+        else:
+            over = phase >= ROUND_OVER
+            value[ids[over]] = round_values(rows[over])
+        if over.any():  # finished: keep the value, drop the row
+            keep = ~over
+            rows, ids = rows[keep], ids[keep]
+            if dealer is not None:
+                dealer.decks, dealer.n_decks = dealer.decks[keep], dealer.n_decks[keep]
+        if len(rows) == 0:
+            return value
+        if step == max_steps:
+            break
+        apply_sequences(rows, choose(ids, rows, step)[:, None], ones[: len(rows)], round_limit)
+    raise RuntimeError(f"a playout ran past {max_steps} moves")
 
 
 def row_outcomes(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

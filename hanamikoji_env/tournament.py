@@ -34,7 +34,8 @@ from typing import Any, NamedTuple
 import numba
 import numpy as np
 
-from hanamikoji_env import __version__, records
+from hanamikoji_env import records
+from hanamikoji_env._version import __version__
 from hanamikoji_env.aec import raw_env
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.bots.spec import PlayerSpec, parse_player, usage

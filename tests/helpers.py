@@ -313,3 +313,45 @@ def play_swapped(
             e.step(a)
     assert all(o.used for o in opponents)
     return traces[0], traces[1]
+
+
+class ExactPosition(NamedTuple):
+    """A decision of the round's last turn whose every candidate has an exact value."""
+
+    state: rules.State
+    candidates: np.ndarray
+    """The legal actions (card selections) of the player to move."""
+    finals: dict[int, list[rules.State]]
+    """Per candidate: the scored state for each geisha the opponent's Secret may be."""
+
+
+def last_turn_positions(seed: int, n: int, token: int, round_limit: int | None = None) -> list[ExactPosition]:
+    """``n`` positions of random games on the readable rules at the round's last turn, the player
+    to move selecting the cards of ``token`` (its last).  The opponent's hand and the draw pile
+    are empty by then, so the one hidden card that scores is the opponent's Secret; each
+    candidate's outcome is worked out here for every geisha it may be, from the rules alone."""
+    rng = np.random.default_rng(seed)
+    out: list[ExactPosition] = []
+    while len(out) < n:
+        for state, action in random_game(rng, round_limit):
+            if action is None or state.turn != rules.TURNS_PER_ROUND - 1:
+                continue
+            if state.phase != rules.Phase.SELECT or state.token != token or state.selection:
+                continue
+            opp = 1 - state.to_move
+            assert not state.draw_pile and not any(state.hands[opp])
+            # what the mover has not seen: the opponent's Secret and Trade-off cards, the removed card
+            hidden = [state.secrets[opp], state.removed, *rules.cards_of(state.tradeoffs[opp])]
+            candidates = np.array(rules.legal_actions(state))
+            finals = {}
+            for c in candidates:
+                worlds = []
+                for g in sorted(set(hidden)):
+                    world = rules.apply(state._replace(secrets=rules._set(state.secrets, opp, g)), int(c))
+                    while world.phase < rules.Phase.ROUND_OVER:  # Trade-off's second card: any
+                        world = rules.apply(world, rules.legal_actions(world)[0])
+                    worlds.append(world)
+                finals[int(c)] = worlds
+            out.append(ExactPosition(state, candidates, finals))
+            break
+    return out

@@ -326,8 +326,11 @@ def test_render_modes() -> None:
     mine = e.render_for("player_0")
     assert mine.startswith(text) and "hand: [G1 G5 G5 G6 G6 G6 G6]" in mine
     assert "hand: [G3 G3 G3 G4 G4 G4]" in e.render_for("player_1")
-    assert env().render is not None
-    with pytest.raises(RuntimeError):
+    plain = env()  # no render_mode: render() warns and draws nothing
+    plain.reset(seed=0)
+    with pytest.warns(UserWarning, match="without a render_mode"):
+        assert plain.render() is None
+    with pytest.raises(RuntimeError, match=r"reset\(\) must be called before render"):
         env(render_mode="ansi").render()
 
 

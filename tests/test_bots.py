@@ -11,7 +11,7 @@ import pytest
 import torch
 from helpers import play_swapped, random_action
 
-from hanamikoji_env import env, rules
+from hanamikoji_env import env, raw_env, rules
 from hanamikoji_env.actions import SECRET, TRADEOFF
 from hanamikoji_env.bots import HeuristicBot, RandomBot, SearchBot
 from hanamikoji_env.bots.psearch import PolicySearchBot
@@ -40,6 +40,15 @@ def tiny_rollout_bot(seed: int) -> RolloutBot:
 def tiny_psearch_bot(seed: int) -> PolicySearchBot:
     torch.manual_seed(0)
     return PolicySearchBot(PolicyNet(hidden=16, layers=1), seed, samples=4, candidates=3)
+
+
+@pytest.fixture
+def unguarded(monkeypatch):
+    """The compiled bots' own legality guard off: their kernels' raw choices come out."""
+    for module in ("heuristic", "search"):
+        monkeypatch.setattr(
+            f"hanamikoji_env.bots.{module}.checked_actions", lambda actions, mask, bot: actions
+        )
 
 
 def make(name: str, seed: int = 0):
@@ -76,11 +85,12 @@ def openspiel_bot(seed: int):
         pytest.param("psearch", 600, marks=pytest.mark.slow),
     ],
 )
-def test_bots_only_play_legal_actions(name: str, positions: int) -> None:
-    """Random positions from random games (every phase), both seats; the bot answers each."""
+def test_bots_only_play_legal_actions(name: str, positions: int, unguarded) -> None:
+    """Random positions from random games (every phase), both seats; the bot answers each with
+    its own choice (its guards off), and the env (``raw_env``: an illegal move raises) judges it."""
     bot = make(name)
     rng = np.random.default_rng(1)
-    e = env()
+    e = raw_env()
     e.reset(seed=1)
     asked = 0
     phases = set()
@@ -92,16 +102,19 @@ def test_bots_only_play_legal_actions(name: str, positions: int) -> None:
             if term or trunc:
                 e.step(None)
                 continue
-            a = bot.act(obs)
-            assert obs["action_mask"][a] == 1, (name, e.game, a)
+            a = int(bot._act(obs["observation"], obs["action_mask"]))
             asked += 1
             phases.add(e.game.phase)
             # continue with the bot's move or a random one, to reach varied positions
-            e.step(a if rng.random() < 0.5 else random_action(obs, rng))
+            if rng.random() < 0.5:
+                e.step(a)
+            else:
+                rules.apply(e.game, a)  # the rules judge the move not played
+                e.step(random_action(obs, rng))
     assert len(phases) == 5
 
 
-def test_search_bot_from_mid_turn_positions() -> None:
+def test_search_bot_from_mid_turn_positions(unguarded) -> None:
     """Handed a position in the middle of someone's turn, the search bot still plays legally."""
     rng = np.random.default_rng(3)
     bot = SearchBot(0, **FAST_SEARCH)
@@ -112,8 +125,8 @@ def test_search_bot_from_mid_turn_positions() -> None:
             mask = np.array(rules.legal_mask(state), dtype=np.int8)
             if rng.random() < 0.3:
                 bot.reset()  # forget any plan: plan from this position
-                a = bot.act({"observation": encode(state, state.to_move), "action_mask": mask})
-                assert mask[a]
+                a = int(bot._act(encode(state, state.to_move), mask))  # its own choice, unguarded
+                rules.apply(state, a)  # raises on an illegal move
                 checked += 1
             state = rules.apply(state, int(rng.choice(np.flatnonzero(mask))))
 

@@ -1,19 +1,17 @@
-"""PolicySearchBot: its playout values against a plain reference on the readable rules, and its choice."""
+"""PolicySearchBot: its playout values against exact values worked out from the rules, and its choice."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import torch
-from helpers import choice_positions
+from helpers import ExactPosition, choice_positions, last_turn_positions
 
 from hanamikoji_env import rules
+from hanamikoji_env.actions import SECRET, TRADEOFF
 from hanamikoji_env.bots.psearch import PolicySearchBot
-from hanamikoji_env.infoset import determinize
-from hanamikoji_env.nn import PolicyNet, sample_actions
+from hanamikoji_env.nn import PolicyNet
 from hanamikoji_env.observation import encode
-from hanamikoji_env.rules import Phase
-from hanamikoji_env.simulate import PLAYOUT_STEPS
 
 
 @pytest.fixture
@@ -35,33 +33,33 @@ def state_value(state: rules.State) -> float:
     return 0.5 * float(np.clip(lead, -1.0, 1.0))
 
 
-def reference_q(bot: PolicySearchBot, vector: np.ndarray, candidates: np.ndarray) -> np.ndarray:
-    """PolicySearchBot's values the plain way: one game at a time on the readable rules, the policy
-    asked one position at a time (same random draws as ``q_values``)."""
-    states = [determinize(vector, bot.rng, bot.round_limit) for _ in range(bot.samples)]
-    uniforms = bot.rng.random((bot.samples, PLAYOUT_STEPS))
-    q = []
-    for c in candidates:
-        values = []
-        for i, start in enumerate(states):
-            state, t = rules.apply(start, int(c)), 0
-            while state.phase < Phase.ROUND_OVER:
-                mask = np.array(rules.legal_mask(state), dtype=np.int8)
-                p = bot.probs(encode(state, state.to_move)[None], mask[None])
-                state = rules.apply(state, int(sample_actions(p, uniforms[i, t : t + 1])[0]))
-                t += 1
-            values.append(state_value(state))
-        q.append(np.mean(values))
-    return np.array(q)
+def exact_values(position: ExactPosition) -> np.ndarray | None:
+    """Each candidate's value for the player to move if it is the same whatever the opponent's
+    Secret is, else None."""
+    sign = 1.0 if position.state.to_move == 0 else -1.0
+    values = [{sign * state_value(w) for w in position.finals[int(c)]} for c in position.candidates]
+    return np.array([v.pop() for v in values]) if all(len(v) == 1 for v in values) else None
 
 
-@pytest.mark.parametrize("round_limit", [None, pytest.param(1, marks=pytest.mark.slow)])
-def test_psearch_values_match_a_plain_reference(tiny_policy, round_limit) -> None:
-    for k, (vector, mask) in enumerate(choice_positions(6, seed=3 + (round_limit or 0), rate=0.15)):
-        a = PolicySearchBot(tiny_policy, seed=k, samples=6, candidates=3, round_limit=round_limit)
-        b = PolicySearchBot(tiny_policy, seed=k, samples=6, candidates=3, round_limit=round_limit)
-        candidates = np.flatnonzero(mask)[:3]
-        np.testing.assert_allclose(a.q_values(vector, candidates), reference_q(b, vector, candidates))
+@pytest.mark.parametrize("round_limit", [None, 1])
+@pytest.mark.parametrize("token", [SECRET, TRADEOFF])
+def test_psearch_values_are_the_exact_values_of_last_turn_positions(tiny_policy, round_limit, token) -> None:
+    """At the round's last turn the only hidden card that scores is the opponent's Secret; in
+    positions where no Secret changes the outcome, every determinization must give the value
+    worked out from the rules (after a Trade-off's first card the policy picks the second).  The
+    hand holds just the last token's cards by then, so the candidates differ only in order."""
+    seen = []
+    for k, position in enumerate(last_turn_positions(7 + token, 60, token, round_limit)):
+        exact = exact_values(position)
+        if exact is None:
+            continue
+        bot = PolicySearchBot(tiny_policy, seed=k, samples=8, round_limit=round_limit)
+        vector = encode(position.state, position.state.to_move)
+        np.testing.assert_allclose(bot.q_values(vector, position.candidates), exact, rtol=0, atol=1e-12)
+        seen += exact.tolist()
+    # many positions, won, lost and drawn or led either way: a swapped seat or card would show
+    assert len(seen) >= 20 and min(seen) < 0 < max(seen)
+    assert len(set(seen)) >= (2 if round_limit else 3)  # a round limit ends the game: only +-1, 0
 
 
 def test_psearch_plays_the_best_score_among_the_policys_top_candidates(tiny_policy) -> None:

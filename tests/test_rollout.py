@@ -1,19 +1,18 @@
-"""RolloutBot: its action values against a plain reference, and when it overrides its policy."""
+"""RolloutBot: its action values against exact rewards worked out from the rules, and when it overrides its policy."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import torch
-from helpers import choice_positions
+from helpers import ExactPosition, choice_positions, last_turn_positions
 
+from hanamikoji_env import rules
+from hanamikoji_env.actions import SECRET
 from hanamikoji_env.bots.policy import PolicyBot
-from hanamikoji_env.bots.rollout import FUTURE_DECKS, OPPONENT_UNIFORMS, RolloutBot
-from hanamikoji_env.engine import rows_from_states
-from hanamikoji_env.infoset import determinize
+from hanamikoji_env.bots.rollout import RolloutBot
 from hanamikoji_env.nn import PolicyNet, save_checkpoint
-from hanamikoji_env.rules import FULL_DECK
-from hanamikoji_env.vector import VectorHanamikoji, uniform_actions
+from hanamikoji_env.observation import encode
 
 
 @pytest.fixture
@@ -24,47 +23,47 @@ def tiny_policy(tmp_path):
     return path
 
 
-def reference_q(bot: RolloutBot, vector: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """RolloutBot's values the plain way: every game in one engine until all have ended,
-    each counted at its first end (same random draws as RolloutBot.q_values)."""
-    legal = np.flatnonzero(mask)
-    n, k = bot.samples, len(legal)
-    base = rows_from_states([determinize(vector, bot.rng, bot.round_limit) for _ in range(n)])
-    decks = np.asarray(FULL_DECK, np.int8)[np.argsort(bot.rng.random((n, FUTURE_DECKS, 21)), axis=2)]
-    uniforms = bot.rng.random((n, OPPONENT_UNIFORMS))
-    engine = VectorHanamikoji(k * n, round_limit=bot.round_limit)
-    engine.set_state({"rows": np.tile(base, (k, 1)), "decks": np.tile(decks, (k, 1, 1)),
-                      "n_decks": np.full(k * n, FUTURE_DECKS), "reset_done": True,
-                      "rng": np.random.default_rng(bot.rng.integers(2**63)).bit_generator.state})  # fmt: skip
-    obs, m, to_play, rewards, done, _ = engine.step(np.repeat(legal, n))
-    value = np.full(k * n, np.nan)
-    moves = np.zeros(k * n, np.int64)
-    while True:
-        first = done & np.isnan(value)
-        value[first] = rewards[first, 0]
-        if not np.isnan(value).any():
-            break
-        mine = to_play == 0
-        actions = uniform_actions(
-            m, uniforms[np.tile(np.arange(n), k), np.minimum(moves, OPPONENT_UNIFORMS - 1)]
-        )
-        actions[mine] = bot.greedy(obs[mine], m[mine])
-        moves += ~mine
-        obs, m, to_play, rewards, done, _ = engine.step(actions)
-    q = np.full(23, np.nan)
-    q[legal] = value.reshape(k, n).mean(axis=1)
-    return q
+def exact_rewards(position: ExactPosition) -> np.ndarray | None:
+    """Seat-to-move's final reward of each candidate if the game ends at this scoring with the same
+    winner whatever the opponent's Secret is, else None (written from the rules' own states)."""
+    mover = position.state.to_move
+    out = []
+    for c in position.candidates:
+        winners = {w.winner for w in position.finals[int(c)]}
+        if len(winners) != 1 or None in winners:
+            return None
+        winner = winners.pop()
+        out.append(0.0 if winner == rules.DRAW else (1.0 if winner == mover else -1.0))
+    return np.array(out)
 
 
 @pytest.mark.parametrize("round_limit", [None, 1])
-def test_rollout_values_match_a_plain_reference(tiny_policy, round_limit) -> None:
-    """Dropping finished games as they end (RolloutBot) changes no value."""
+def test_rollout_values_are_the_exact_rewards_of_deciding_positions(tiny_policy, round_limit) -> None:
+    """Last-turn Secret choices whose scoring ends the game with the same winner whatever the
+    opponent's Secret is: every rollout must return that reward."""
+    seen = []
+    for i, position in enumerate(last_turn_positions(5, 80, SECRET, round_limit)):
+        exact = exact_rewards(position)
+        if exact is None:
+            continue
+        mask = np.array(rules.legal_mask(position.state), dtype=np.int8)
+        q = RolloutBot(tiny_policy, seed=i, samples=6, round_limit=round_limit).q_values(
+            encode(position.state, position.state.to_move), mask
+        )
+        assert np.array_equal(np.isnan(q), mask == 0)
+        np.testing.assert_array_equal(q[position.candidates], exact)
+        seen += exact.tolist()
+    assert len(seen) >= 10 and -1.0 in seen and 1.0 in seen  # won and lost: a swapped seat would show
+
+
+@pytest.mark.parametrize("round_limit", [None, 1])
+def test_rollout_values_are_mean_final_rewards(tiny_policy, round_limit) -> None:
+    """Anywhere in a game: one value per legal action, each a mean of final rewards in [-1, 1]."""
     for i, (vector, mask) in enumerate(choice_positions(6, seed=2)):
         q = RolloutBot(tiny_policy, seed=i, samples=6, round_limit=round_limit).q_values(vector, mask)
-        ref = reference_q(RolloutBot(tiny_policy, seed=i, samples=6, round_limit=round_limit), vector, mask)
         assert np.array_equal(np.isnan(q), mask == 0)
-        np.testing.assert_array_equal(q, ref)
         assert np.nanmax(np.abs(q)) <= 1
+        assert np.all(np.isin(np.round(q[mask == 1] * 6), np.arange(-6, 7)))  # sixths: 6 games each
 
 
 @pytest.mark.slow

@@ -52,9 +52,10 @@ from hanamikoji_env.nn import (
     policy_from,
     remove_stale_temporaries,
     resolve_device,
+    save_checkpoint,
     widen,
 )
-from training.checkpoints import CHECKPOINT, POLICY, check_resumable, restore_run, save_run
+from training.checkpoints import CHECKPOINT, POLICY, check_resumable
 from training.collector import Collector, gae
 from training.config import Config
 from training.critic import OracleCritic, Values
@@ -246,10 +247,45 @@ class Trainer:
         )
 
     def save(self) -> None:
-        save_run(self)
+        """The whole run to ``checkpoint.pt`` and its policy to ``policy.pt``."""
+        common = {
+            "config": self.cfg.to_dict(),
+            "update": self.update,
+            "decisions": self.decisions,
+            "games": self.games,
+            "optimizer": self.optimizer.state_dict(),
+            "torch_generator": self.gen.get_state(),
+            "rng": self.rng.bit_generator.state,
+            "last_eval": self.last_eval,
+        }
+        critic = self.values.critic
+        extra = {} if critic is None else {"critic": critic.state_dict()}
+        if critic is not None:
+            extra["critic_optimizer"] = self.values.optimizer.state_dict()  # type: ignore[union-attr]
+        save_checkpoint(
+            self.run_dir / CHECKPOINT,
+            self.model,
+            **common,
+            **self.collector.state(generators=False),  # the local one shares the trainer's generators
+            **extra,
+        )
+        save_checkpoint(self.run_dir / POLICY, self.model, **common)
+        self.saved_update = self.update
 
     def restore(self) -> None:
-        restore_run(self)
+        """Load ``checkpoint.pt`` of the run folder: the run continues exactly."""
+        data = check_resumable(self.cfg, self.run_dir)
+        self.model.load_state_dict(data["state_dict"])
+        self.optimizer.load_state_dict(data["optimizer"])
+        self.gen.set_state(data["torch_generator"])
+        self.rng.bit_generator.state = data["rng"]
+        self.collector.load(data)
+        if self.values.critic is not None:
+            self.values.critic.load_state_dict(data["critic"])
+            self.values.optimizer.load_state_dict(data["critic_optimizer"])  # type: ignore[union-attr]
+        self.update, self.decisions, self.games = data["update"], data["decisions"], data["games"]
+        self.saved_update = self.update
+        self.last_eval = dict(data["last_eval"])
 
 
 def train(

@@ -40,11 +40,11 @@ import torch
 
 from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.bots.base import Bot, Option
-from hanamikoji_env.engine import C_PHASE, C_TO_MOVE, ROUND_OVER
+from hanamikoji_env.engine import C_TO_MOVE
 from hanamikoji_env.infoset import determinized_rows
 from hanamikoji_env.nn import PolicyNet, load_policy, masked_probs, sample_actions
 from hanamikoji_env.observation import OBS_SIZE, encode_rows
-from hanamikoji_env.simulate import PLAYOUT_STEPS, apply_sequences, round_values
+from hanamikoji_env.simulate import PLAYOUT_STEPS, apply_sequences, play_out
 
 
 class PolicySearchBot(Bot):
@@ -104,29 +104,20 @@ class PolicySearchBot(Bot):
         action for the player to move, over the same determinizations and uniforms."""
         n, k = self.samples, len(candidates)
         base = determinized_rows(vector, self.rng, n)
-        rows = np.tile(base, (k, 1))
-        ones = np.ones(k * n, dtype=np.int64)
-        apply_sequences(rows, np.repeat(candidates, n)[:, None], ones, self.round_limit)
+        rows = np.tile(base, (k, 1))  # row c * n + j: candidate c in determinization j
+        apply_sequences(
+            rows, np.repeat(candidates, n)[:, None], np.ones(k * n, dtype=np.int64), self.round_limit
+        )
         uniforms = self.rng.random((n, PLAYOUT_STEPS))
-        sample = np.tile(np.arange(n), k)  # row -> determinization
-        slot = np.arange(k * n)  # row -> (candidate, determinization)
-        value = np.zeros(k * n)
-        for t in range(PLAYOUT_STEPS + 1):
-            over = rows[:, C_PHASE] >= ROUND_OVER
-            if over.any():  # scored: keep the value, drop the row
-                value[slot[over]] = round_values(rows[over])
-                rows, sample, slot = rows[~over], sample[~over], slot[~over]
-            if len(rows) == 0:
-                break
+
+        def choose(ids: np.ndarray, rows: np.ndarray, step: int) -> np.ndarray:
             seats = rows[:, C_TO_MOVE].astype(np.int8)  # 0: this bot, 1: its opponent
             obs = np.zeros((len(rows), OBS_SIZE), dtype=np.float32)
             mask = np.zeros((len(rows), NUM_ACTIONS), dtype=np.int8)
             encode_rows(rows, seats, obs, mask)
-            actions = sample_actions(self.probs(obs, mask), uniforms[sample, t])
-            apply_sequences(rows, actions[:, None], ones[: len(rows)], self.round_limit)
-        else:
-            raise RuntimeError(f"a playout ran past {PLAYOUT_STEPS} moves")  # a round has at most 56
-        return value.reshape(k, n).mean(axis=1)
+            return sample_actions(self.probs(obs, mask), uniforms[ids % n, step])
+
+        return play_out(rows, choose, self.round_limit).reshape(k, n).mean(axis=1)
 
     def __repr__(self) -> str:
         return (

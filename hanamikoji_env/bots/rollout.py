@@ -30,16 +30,22 @@ from typing import Any
 import numpy as np
 import torch
 
+from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.bots.base import Bot, Option
+from hanamikoji_env.engine import C_TO_MOVE, Dealer
 from hanamikoji_env.infoset import determinized_rows
 from hanamikoji_env.nn import PolicyNet, load_policy
+from hanamikoji_env.observation import OBS_SIZE, encode_rows
 from hanamikoji_env.rules import FULL_DECK
-from hanamikoji_env.vector import VectorHanamikoji, uniform_actions
+from hanamikoji_env.simulate import apply_sequences, play_out
+from hanamikoji_env.vector import uniform_actions
 
 FUTURE_DECKS = 8
 """Rounds whose decks are drawn in advance (shared by all actions); later ones come from the engine."""
 OPPONENT_UNIFORMS = 256
 """Uniforms per determinization for the opponent's decisions (a game has far fewer)."""
+MAX_STEPS = 100_000
+"""Moves after which a rollout is a bug, not a long game (a round has at most 56)."""
 
 
 class RolloutBot(Bot):
@@ -99,45 +105,26 @@ class RolloutBot(Bot):
             np.argsort(self.rng.random((n, FUTURE_DECKS, len(FULL_DECK))), axis=2)
         ]
         uniforms = self.rng.random((n, OPPONENT_UNIFORMS))
-        engine = VectorHanamikoji(k * n, round_limit=self.round_limit)
-        engine.set_state(
-            {
-                "rows": np.tile(base, (k, 1)),
-                "decks": np.tile(decks, (k, 1, 1)),  # scripted by round number; past rounds unused
-                "n_decks": np.full(k * n, FUTURE_DECKS, dtype=np.int64),
-                "rng": np.random.default_rng(self.rng.integers(2**63)).bit_generator.state,
-                "reset_done": True,
-            }
-        )
-        obs, m, to_play, rewards, done, _ = engine.step(np.repeat(legal, n))
-        sample = np.tile(np.arange(n), k)  # engine row -> determinization
-        slot = np.arange(k * n)  # engine row -> (action, determinization) slot
+        dealer = Dealer(k * n, np.random.default_rng(self.rng.integers(2**63)), shuffle="sort")
+        dealer.decks = np.tile(decks, (k, 1, 1))  # scripted by round number; past rounds unused
+        dealer.n_decks = np.full(k * n, FUTURE_DECKS, dtype=np.int64)
+        rows = np.tile(base, (k, 1))  # row a * n + j: action a in determinization j
+        apply_sequences(rows, np.repeat(legal, n)[:, None], np.ones(k * n, dtype=np.int64), self.round_limit)
         opp_moves = np.zeros(k * n, dtype=np.int64)
-        value = np.zeros(k * n)
-        while True:
-            value[slot[done]] = rewards[done, 0]
-            if done.all():
-                break
-            if done.any():  # drop finished games (the engine would start new ones in their rows)
-                keep = ~done
-                state = engine.get_state()
-                engine = VectorHanamikoji(int(keep.sum()), round_limit=self.round_limit)
-                obs, m, to_play = engine.set_state(
-                    {
-                        **state,
-                        "rows": state["rows"][keep],
-                        "decks": state["decks"][keep],
-                        "n_decks": state["n_decks"][keep],
-                    }
-                )
-                sample, slot, opp_moves = sample[keep], slot[keep], opp_moves[keep]
-            mine = to_play == 0
-            u = uniforms[sample, np.minimum(opp_moves, OPPONENT_UNIFORMS - 1)]
-            actions = uniform_actions(m, u)
+
+        def choose(ids: np.ndarray, rows: np.ndarray, step: int) -> np.ndarray:
+            seats = rows[:, C_TO_MOVE].astype(np.int8)
+            obs = np.zeros((len(rows), OBS_SIZE), dtype=np.float32)
+            m = np.zeros((len(rows), NUM_ACTIONS), dtype=np.int8)
+            encode_rows(rows, seats, obs, m)
+            mine = seats == 0
+            actions = uniform_actions(m, uniforms[ids % n, np.minimum(opp_moves[ids], OPPONENT_UNIFORMS - 1)])
             if mine.any():
                 actions[mine] = self.greedy(obs[mine], m[mine])
-            opp_moves += ~mine
-            obs, m, to_play, rewards, done, _ = engine.step(actions)
+            opp_moves[ids[~mine]] += 1
+            return actions
+
+        value = play_out(rows, choose, self.round_limit, to_game_end=True, dealer=dealer, max_steps=MAX_STEPS)
         q = np.full(mask.shape[0], np.nan)
         q[legal] = value.reshape(k, n).mean(axis=1)
         return q

@@ -19,7 +19,7 @@ from gymnasium import spaces
 
 from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.bots.base import Bot
-from hanamikoji_env.observation import OBS_HIGH, OBS_SIZE
+from hanamikoji_env.observation import OBS_SIZE, observation_space
 
 
 def _constant(_: float) -> float:
@@ -33,7 +33,7 @@ def safe_custom_objects() -> dict[str, Any]:
 
     return {
         "policy_class": MaskableActorCriticPolicy,
-        "observation_space": spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
+        "observation_space": observation_space()["observation"],
         "action_space": spaces.Discrete(NUM_ACTIONS),
         "rollout_buffer_class": MaskableRolloutBuffer,
         "clip_range": _constant,

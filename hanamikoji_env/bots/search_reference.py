@@ -36,8 +36,7 @@ import numpy as np
 from hanamikoji_env.actions import CARD_BASE
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.bots.heuristic_reference import HeuristicReference, Position
-from hanamikoji_env.bots.search import PRIOR
-from hanamikoji_env.bots.spec import check_option
+from hanamikoji_env.bots.search import PRIOR, SearchBot
 from hanamikoji_env.infoset import determinized_rows
 from hanamikoji_env.observation import InfoSet, decode
 from hanamikoji_env.rules import Phase, cards_of
@@ -53,8 +52,8 @@ class SearchReference(Bot):
         self, seed: int | None = 0, samples: int = 400, candidates: int = 10, round_limit: int | None = None
     ) -> None:
         super().__init__(seed)
-        check_option("search", "samples", samples)
-        check_option("search", "candidates", candidates)
+        SearchBot.check_option("samples", samples)
+        SearchBot.check_option("candidates", candidates)
         self.samples = samples
         self.candidates = candidates
         self.round_limit = round_limit
