@@ -80,6 +80,7 @@ centralized critics only: it reveals everything.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import gymnasium
@@ -310,7 +311,8 @@ def encode_rows(s, seats, obs, mask):
 # -------------------------------------------------------------- versions ---
 
 
-class ObservationVersion(NamedTuple):
+@dataclass(frozen=True)
+class ObservationVersion:
     """One observation version: its layout and its encoder kernels over engine rows."""
 
     number: int
@@ -319,21 +321,17 @@ class ObservationVersion(NamedTuple):
     """``encode_row(s, i, seat, o, m)``: seat's observation of row ``i`` and its mask."""
     encode_rows: Any
     """``encode_rows(s, seats, obs, mask)``: :attr:`encode_row` for every row."""
+    size: int = field(init=False)
+    high: np.ndarray = field(init=False, repr=False)
+    """Upper bound of each entry (the lower bound is 0)."""
+    layout_hash: str = field(init=False)
+    """What a checkpoint records: the layout's table and the action count, hashed."""
 
-    @property
-    def size(self) -> int:
-        return sum(f.length for f in self.layout)
-
-    @property
-    def high(self) -> np.ndarray:
-        """Upper bound of each entry (the lower bound is 0)."""
-        return np.array([h for f in self.layout for h in f.high], dtype=np.float32)
-
-    @property
-    def layout_hash(self) -> str:
-        """What a checkpoint records: the layout's table and the action count, hashed."""
+    def __post_init__(self) -> None:
         text = f"{layout_table(self.layout)}|actions={NUM_ACTIONS}"
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
+        object.__setattr__(self, "size", sum(f.length for f in self.layout))
+        object.__setattr__(self, "high", np.array([h for f in self.layout for h in f.high], dtype=np.float32))
+        object.__setattr__(self, "layout_hash", hashlib.sha256(text.encode()).hexdigest()[:16])
 
     def space(self, to_play: bool = False) -> gymnasium.spaces.Dict:
         """The observation space of one agent: ``observation`` and ``action_mask`` (and the

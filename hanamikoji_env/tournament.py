@@ -11,7 +11,7 @@ for a trained policy checkpoint (a hanamikoji-env ``.pt`` or an SB3 ``MaskablePP
 ``.zip``), or ``rollout:ckpt=PATH,samples=N`` for a hanamikoji-env checkpoint
 with one step of lookahead (``RolloutBot``).  Specs are checked before any game starts.
 
-CLI: ``python -m training.evaluate`` or ``hanamikoji-eval`` (same arguments).
+CLI: ``hanamikoji-eval`` (or ``python -m hanamikoji_env.tournament``, same arguments).
 """
 
 from __future__ import annotations

@@ -21,6 +21,8 @@ EXPECTED = {  # a line of each example -> what its output must contain
     "model = MaskablePPO(": ["win rate vs random:"],
     "bot = ismcts.ISMCTSBot(": ["ISMCTS opens with token:"],
     'images[0].save("game.gif"': ["game.gif:", "(430, 660, 3)"],
+    "e = env(observation_version=1)": ["[1] (109,)"],
+    "class GreedyCardBot(Bot):": ["rewards by seat:"],
 }
 
 

@@ -24,7 +24,7 @@ LAYERS = [
 
 @pytest.fixture(scope="module")
 def graph() -> grimp.ImportGraph:
-    return grimp.build_graph("hanamikoji_env", "training", include_external_packages=False)
+    return grimp.build_graph("hanamikoji_env", "training", include_external_packages=False, cache_dir=None)
 
 
 def test_there_are_no_import_circles(graph: grimp.ImportGraph) -> None:
