@@ -37,6 +37,7 @@ from torch import nn
 from hanamikoji_env._version import __version__
 from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.observation import DEFAULT_VERSION, VERSIONS, get_version
+from hanamikoji_env.pretrained import resolve_checkpoint
 
 FORMAT = "hanamikoji-policy/1"
 
@@ -170,8 +171,9 @@ def remove_stale_temporaries(path: str | Path) -> list[Path]:
 
 
 def load_checkpoint(path: str | Path) -> dict[str, Any]:
-    """Read and check a checkpoint; :class:`CheckpointError` says what is wrong."""
-    path = Path(path)
+    """Read and check a checkpoint (``pretrained``: the shipped agent's); :class:`CheckpointError`
+    says what is wrong."""
+    path = resolve_checkpoint(path)
     if not path.is_file():
         raise CheckpointError(f"checkpoint {path} does not exist or is not a file")
     try:

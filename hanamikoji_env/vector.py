@@ -54,10 +54,11 @@ from hanamikoji_env.rules import NUM_GEISHAS, check_round_limit, check_seed, val
 
 
 @njit(cache=True)
-def _apply_all(s, actions, round_limit, rewards, done, winners, rounds):
-    """Apply ``actions[i]`` to every row (all already checked legal); report the games that end."""
+def _apply_all(s, actions, active, round_limit, rewards, done, winners, rounds):
+    """Apply ``actions[i]`` to every ``active`` row (all already checked legal); report the games
+    that end."""
     for i in range(s.shape[0]):
-        if apply_one(s, i, actions[i], round_limit) == GAME_OVER:
+        if active[i] and apply_one(s, i, actions[i], round_limit) == GAME_OVER:
             done[i] = True
             winners[i] = s[i, C_WINNER]
             rounds[i] = s[i, C_ROUND]
@@ -103,10 +104,14 @@ class VectorHanamikoji:
         seed: int | None = None,
         round_limit: int | None = None,
         observation_version: int = DEFAULT_VERSION,
+        autoreset: bool = True,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         self.round_limit = check_round_limit(round_limit)
+        self.autoreset = bool(autoreset)
+        """True: a finished game's row starts a new game in the same step.  False: it stays
+        finished (its mask all zero, its actions ignored) until :meth:`reset_games`."""
         self.version = get_version(observation_version)
         self.num_envs = int(num_envs)
         n = self.num_envs
@@ -131,9 +136,16 @@ class VectorHanamikoji:
         return self._obs.copy(), self._mask.copy(), self._to_play.copy()
 
     def step(
-        self, actions: np.ndarray | Sequence[int]
+        self,
+        actions: np.ndarray | Sequence[int],
+        active: np.ndarray | None = None,
+        final_view: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]:
-        """Apply one action per env; returns ``(obs, mask, to_play, rewards, done, info)``."""
+        """Apply one action per env; returns ``(obs, mask, to_play, rewards, done, info)``.
+        ``active`` (bool per env, default all): only those envs are stepped, the others' actions
+        are ignored; so are those of finished games (without autoreset).  ``final_view`` (a seat
+        per env): ``info["final_obs"]`` holds that seat's observation of each game that ended,
+        taken before its row starts a new game (zeros elsewhere)."""
         if not self._reset_done:
             raise RuntimeError("reset() must be called before step()")
         given = np.asarray(actions)
@@ -141,10 +153,16 @@ class VectorHanamikoji:
             raise ValueError(
                 f"actions must be an int array of shape ({self.num_envs},), got {given.dtype} {given.shape}"
             )
+        live = self._s[:, C_PHASE] != GAME_OVER
+        if active is not None:
+            active = np.asarray(active)
+            if active.shape != (self.num_envs,) or active.dtype != np.bool_:
+                raise ValueError(f"active must be a bool array of shape ({self.num_envs},)")
+            live &= active
         # range first, in the given dtype: a cast of np.uint64(2**63) to int64 would wrap around
         in_range = (given >= 0) & (given < NUM_ACTIONS)
         a = np.where(in_range, given, 0).astype(np.int64)
-        legal = in_range & (self._mask[np.arange(self.num_envs), a] == 1)
+        legal = ~live | (in_range & (self._mask[np.arange(self.num_envs), a] == 1))
         if not legal.all():
             bad = np.flatnonzero(~legal)
             shown = ", ".join(
@@ -158,15 +176,33 @@ class VectorHanamikoji:
         done = np.zeros(n, dtype=np.bool_)
         winners = np.full(n, NO_WINNER, dtype=np.int8)  # per env: the winner of a game that just ended
         rounds = np.zeros(n, dtype=np.int32)
-        _apply_all(self._s, a, self.round_limit or 0, rewards, done, winners, rounds)
+        _apply_all(self._s, a, live, self.round_limit or 0, rewards, done, winners, rounds)
+        info = {"winner": winners, "rounds": rounds}
+        if final_view is not None:
+            info["final_obs"] = np.zeros_like(self._obs)
+            if done.any():
+                info["final_obs"][done] = self.observe(np.asarray(final_view))[0][done]
         phase = self._s[:, C_PHASE]
-        rows = np.flatnonzero(phase >= ROUND_OVER)
+        rows = np.flatnonzero((phase == ROUND_OVER) | ((phase == GAME_OVER) & self.autoreset))
         if rows.size:
             self._dealer.game_ended(done)
             self._dealer.deal(self._s, rows, phase[rows] == GAME_OVER)
         self._encode_to_move()
-        info = {"winner": winners, "rounds": rounds}
         return self._obs.copy(), self._mask.copy(), self._to_play.copy(), rewards, done, info
+
+    def reset_games(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Start a new game in the envs ``rows`` (indices), shuffled from the engine's generator
+        (their scripted decks are spent); returns every env's ``(obs, mask, to_play)``."""
+        rows = np.asarray(rows, dtype=np.int64)
+        if rows.ndim != 1 or ((rows < 0) | (rows >= self.num_envs)).any():
+            raise ValueError(f"rows must be env indices in [0, {self.num_envs})")
+        if rows.size:
+            ended = np.zeros(self.num_envs, dtype=np.bool_)
+            ended[rows] = True
+            self._dealer.game_ended(ended)
+            self._dealer.deal(self._s, rows, np.ones(rows.size, dtype=np.bool_))
+            self._encode_to_move()
+        return self._obs.copy(), self._mask.copy(), self._to_play.copy()
 
     def observe(
         self, seats: np.ndarray, observation_version: int | None = None
@@ -253,18 +289,27 @@ class HanamikojiVectorEnv(gymnasium.vector.VectorEnv):
 
     Observations are dicts of batched arrays: ``"observation"`` ``[N, 109]``,
     ``"action_mask"`` ``[N, 23]`` and ``"to_play"`` ``[N]`` (the seat each row
-    belongs to).  ``rewards`` is ``[N]``, as the API requires: the reward of the
-    seat that made this step's decision in that row (non-zero only on the step
-    that ends a game).  Both seats' rewards are in ``infos["rewards"]``
-    (``[N, 2]`` by seat) and the acting seat in ``infos["acting_seat"]``.
-    Finished games reset in the same step (``AutoresetMode.SAME_STEP``);
-    ``infos`` holds ``winner`` and ``rounds`` of the games that ended, with
-    Gymnasium's ``_winner`` / ``_rounds`` masks.  Nothing is truncated.  It
-    works under Gymnasium's vector wrappers (``RecordEpisodeStatistics``,
-    ``NormalizeReward``, ...).
-    """
+    belongs to); with ``flat=True`` they are the ``[N, 109]`` observation
+    ``Box`` alone, and the mask and seat are in ``infos["action_mask"]`` and
+    ``infos["to_play"]``, so Gymnasium's observation wrappers apply.  ``rewards``
+    is ``[N]``, as the API requires: the reward of the seat that made this step's
+    decision in that row (non-zero only on the step that ends a game).  Both
+    seats' rewards are in ``infos["rewards"]`` (``[N, 2]`` by seat) and the acting
+    seat in ``infos["acting_seat"]``; ``winner`` and ``rounds`` of the games that
+    ended, with Gymnasium's ``_winner`` / ``_rounds`` masks.  Nothing is truncated.
 
-    metadata = {"autoreset_mode": gymnasium.vector.AutoresetMode.SAME_STEP}
+    ``autoreset_mode`` follows Gymnasium's conventions:
+
+    - ``NEXT_STEP`` (the default, as ``SyncVectorEnv``): the step that ends a game
+      returns the acting seat's view of the final position (``terminated`` True,
+      a mask of all ones: any action, since the next step ignores it); the next
+      step starts a new game in that row, ignores its action and returns reward 0.
+    - ``SAME_STEP``: the new game starts in the same step; the final view is in
+      ``infos["final_obs"]`` and its info in ``infos["final_info"]`` (with their
+      ``_final_obs`` / ``_final_info`` masks).
+
+    docs/environment.md lists which of Gymnasium's vector wrappers run in each mode.
+    """
 
     def __init__(
         self,
@@ -272,31 +317,62 @@ class HanamikojiVectorEnv(gymnasium.vector.VectorEnv):
         seed: int | None = None,
         round_limit: int | None = None,
         observation_version: int = DEFAULT_VERSION,
+        autoreset_mode: gymnasium.vector.AutoresetMode | str = gymnasium.vector.AutoresetMode.NEXT_STEP,
+        flat: bool = False,
     ) -> None:
-        self.engine = VectorHanamikoji(num_envs, seed, round_limit, observation_version)
+        modes = (gymnasium.vector.AutoresetMode.NEXT_STEP, gymnasium.vector.AutoresetMode.SAME_STEP)
+        try:
+            mode = gymnasium.vector.AutoresetMode(autoreset_mode)
+        except ValueError:
+            mode = None
+        if mode not in modes:
+            raise ValueError(
+                f"autoreset_mode must be one of {[m.name for m in modes]}, got {autoreset_mode!r}"
+            )
+        self.metadata = {"autoreset_mode": mode}
+        self.autoreset_mode = mode
+        self.flat = bool(flat)
+        same_step = mode == gymnasium.vector.AutoresetMode.SAME_STEP
+        self.engine = VectorHanamikoji(num_envs, seed, round_limit, observation_version, autoreset=same_step)
         self.num_envs = self.engine.num_envs
-        self.single_observation_space = observation_space(observation_version, to_play=True)
+        space = observation_space(observation_version, to_play=True)
+        self.single_observation_space = space["observation"] if self.flat else space
         self.single_action_space = gymnasium.spaces.Discrete(NUM_ACTIONS)
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
         self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, num_envs)
         self._to_play = np.zeros(self.num_envs, dtype=np.int8)
+        self._ended = np.zeros(self.num_envs, dtype=np.bool_)
+        """NEXT_STEP: the rows whose game ended at the previous step (they restart now)."""
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    ) -> tuple[dict[str, np.ndarray] | np.ndarray, dict[str, Any]]:
         if options is not None and not isinstance(options, dict):
             raise ValueError(f"options must be a dict, got {type(options).__name__}")
         obs, mask, self._to_play = self.engine.reset(seed=seed, decks=(options or {}).get("decks"))
-        return {"observation": obs, "action_mask": mask, "to_play": self._to_play.astype(np.int64)}, {}
+        self._ended[:] = False
+        batch, infos = self._batch(obs, mask, self._to_play)
+        return batch, infos
 
     def step(
         self, actions: np.ndarray
-    ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+    ) -> tuple[dict[str, np.ndarray] | np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         acting = self._to_play
-        obs, mask, self._to_play, rewards, done, info = self.engine.step(actions)
-        batch = {"observation": obs, "action_mask": mask, "to_play": self._to_play.astype(np.int64)}
         everywhere = np.ones(self.num_envs, dtype=np.bool_)
-        infos = {
+        if self.autoreset_mode == gymnasium.vector.AutoresetMode.NEXT_STEP:
+            restart = self._ended.copy()
+            self.engine.reset_games(np.flatnonzero(restart))
+            obs, mask, to_play, rewards, done, info = self.engine.step(actions, active=~restart)
+            if done.any():  # the acting seat's view of the final position; any action will do next
+                obs[done] = self.engine.observe(acting)[0][done]
+                mask[done] = 1
+                to_play[done] = acting[done]
+            self._ended = done
+        else:
+            obs, mask, to_play, rewards, done, info = self.engine.step(actions, final_view=acting)
+        self._to_play = to_play
+        batch, infos = self._batch(obs, mask, to_play)
+        infos |= {
             "winner": info["winner"],
             "_winner": done,
             "rounds": info["rounds"],
@@ -306,5 +382,24 @@ class HanamikojiVectorEnv(gymnasium.vector.VectorEnv):
             "acting_seat": acting.astype(np.int64),
             "_acting_seat": everywhere,
         }
+        if "final_obs" in info and done.any():
+            final = {"winner": info["winner"], "rounds": info["rounds"], "rewards": rewards}
+            for i in np.flatnonzero(done):
+                final_obs = info["final_obs"][i]
+                if not self.flat:
+                    final_obs = {"observation": final_obs, "action_mask": np.ones(NUM_ACTIONS, np.int8),
+                                 "to_play": np.int64(acting[i])}  # fmt: skip
+                one = {key: value[i] for key, value in final.items()}
+                infos = self._add_info(infos, {"final_obs": final_obs, "final_info": one}, i)
         own = rewards[np.arange(self.num_envs), acting].astype(np.float64)
         return batch, own, done, np.zeros_like(done), infos
+
+    def _batch(
+        self, obs: np.ndarray, mask: np.ndarray, to_play: np.ndarray
+    ) -> tuple[dict[str, np.ndarray] | np.ndarray, dict[str, Any]]:
+        """The observation batch and the infos that carry what a flat observation leaves out."""
+        if not self.flat:
+            return {"observation": obs, "action_mask": mask, "to_play": to_play.astype(np.int64)}, {}
+        everywhere = np.ones(self.num_envs, dtype=np.bool_)
+        info = {"action_mask": mask, "_action_mask": everywhere, "to_play": to_play.astype(np.int64)}
+        return obs, info | {"_to_play": everywhere}

@@ -106,9 +106,11 @@ class SingleAgentEnv(gymnasium.Env):
         return self._observation(), reward, terminated, False, self._info()
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions (bool), for ``MaskablePPO``."""
+        """The learner's legal actions (bool), for ``MaskablePPO`` and masked policies.  Once the
+        episode is over every action is allowed: a vector env's autoreset step ignores it, and a
+        masked policy must be able to sample there (an all-false mask gives NaN logits)."""
         if self._done or self.env.agent_selection != self.learner or self.env.terminations[self.learner]:
-            return np.zeros(NUM_ACTIONS, dtype=bool)
+            return np.ones(NUM_ACTIONS, dtype=bool)
         return self.env.observe(self.learner)["action_mask"].astype(bool)  # the env's own mask
 
     def render(self) -> str | None:

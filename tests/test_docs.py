@@ -23,6 +23,7 @@ EXPECTED = {  # a line of each example -> what its output must contain
     'images[0].save("game.gif"': ["game.gif:", "(430, 660, 3)"],
     "e = env(observation_version=1)": ["[1] (109,)"],
     "class GreedyCardBot(Bot):": ["rewards by seat:"],
+    "envs = gym.vector.SyncVectorEnv(": ["updates: won"],
 }
 
 

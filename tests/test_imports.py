@@ -17,7 +17,7 @@ LAYERS = [
     "observation",  # what a player may know
     "engine",  # the engine of record
     "rules",  # the readable rules
-    grimp.Layer("actions", "stats", "_version"),
+    grimp.Layer("actions", "stats", "_version", "pretrained", "checkpoints"),
 ]
 """``hanamikoji_env``'s modules from the top down (``training`` sits above all of them)."""
 

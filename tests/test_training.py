@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -550,3 +551,80 @@ def test_exploit_trains_a_best_response_and_measures_it(tmp_path, capsys) -> Non
         with pytest.raises(SystemExit) as exit_:
             exploit(bad)
         assert exit_.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_auto_threads_follow_the_faster_count_and_recheck_it() -> None:
+    """ThreadChooser with measured speeds: it tries both counts (after a warm-up update), runs the
+    faster, re-measures the other after 8, 16, ... updates, and switches when the machine changes."""
+    from training.threads import ThreadChooser
+
+    chooser = ThreadChooser(cores=2)
+    speed = {1: 100.0, 2: 300.0}  # an idle machine: 2 threads are faster
+    used = []
+    for update in range(120):
+        if update == 60:
+            speed = {1: 100.0, 2: 20.0}  # the machine became shared: 2 threads collapse
+        count = chooser.threads()
+        assert torch.get_num_threads() == count
+        used.append(count)
+        chooser.record(count, int(speed[count]), 1.0)
+    idle, shared = used[:60], used[60:]
+    assert idle[:3] == [1, 1, 2] and idle[3:].count(1) <= 4  # warm-up, both measured, then mostly 2
+    assert shared.count(2) <= 10 and shared[-20:].count(2) <= 1  # noticed, and rechecked rarely
+    assert ThreadChooser(cores=1).options == (1,)
+
+
+def test_auto_threads_train_the_same_weights_as_one_thread(tmp_path) -> None:
+    """The thread count changes the speed, not the numbers: auto and 1 thread give the same policy."""
+    digests = []
+    for threads in ("auto", 1):
+        cfg = Config.from_dict(
+            {
+                "num_envs": 32,
+                "rollout_steps": 16,
+                "hidden": 32,
+                "torch_threads": threads,
+                "total_decisions": 10**9,
+            }
+        )
+        trainer = Trainer(cfg, tmp_path / str(threads))
+        counts = set()
+        for _ in range(4):
+            trainer.learn(trainer.collect())
+            counts.add(torch.get_num_threads())
+        digests.append([v.clone() for v in trainer.model.state_dict().values()])
+        if threads == "auto" and (os.cpu_count() or 1) > 1:
+            assert len(counts) == 2  # both counts ran
+    assert all(torch.equal(a, b) for a, b in zip(*digests, strict=True))
+    with pytest.raises(ValueError, match="torch_threads must be auto or an int"):
+        Config.from_dict({"torch_threads": "many"}).validate()
+
+
+def test_configs_are_found_by_name_or_path(tmp_path, monkeypatch) -> None:
+    from training.config import bundled_configs, config_path
+
+    monkeypatch.chdir(tmp_path)  # anywhere: bundled configs do not depend on the directory
+    assert set(bundled_configs()) >= {"quick", "ppo_selfplay", "exploit", "sb3_maskable_ppo"}
+    assert config_path("quick") == config_path("quick.yaml") == bundled_configs()["quick"]
+    assert load_config("quick").num_envs == 256
+    own = tmp_path / "quick.yaml"  # a file at the path given wins; the bare name is the bundled one
+    own.write_text("num_envs: 8\n")
+    assert load_config("quick.yaml").num_envs == 8 and load_config("quick").num_envs == 256
+    with pytest.raises(ValueError, match=r"no bundled config is named so \(bundled: exploit, ppo_selfplay"):
+        load_config("quik")
+
+
+def test_pretrained_names_the_shipped_agent_everywhere(tmp_path, monkeypatch) -> None:
+    from hanamikoji_env.bots.spec import parse_player
+    from hanamikoji_env.pretrained import pretrained_checkpoint
+
+    monkeypatch.chdir(tmp_path)
+    shipped = load_checkpoint(pretrained_checkpoint())
+    assert load_checkpoint("pretrained")["state_dict"].keys() == shipped["state_dict"].keys()
+    bot = parse_player("pretrained").make(seed=0)
+    assert isinstance(bot, PolicyBot) and bot.model.config == shipped["model_config"]
+    assert (
+        parse_player("psearch:ckpt=pretrained,samples=2").make(seed=0).model.config == shipped["model_config"]
+    )
+    cfg = Config.from_dict({"init_from": "pretrained", **shipped["model_config"]}).validate()
+    assert cfg.init_from == "pretrained"

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import gymnasium
+import gymnasium.wrappers.vector
 import numpy as np
 import pytest
 from helpers import DECK_1, DECK_2, ROUND_2_SCRIPT, round_1_script
 
-from hanamikoji_env import raw_env
+from hanamikoji_env import raw_env, rules
 from hanamikoji_env.observation import OBS_SIZE
 from hanamikoji_env.vector import HanamikojiVectorEnv, VectorHanamikoji, random_actions
 
@@ -174,16 +176,22 @@ def test_random_actions_are_legal_and_uniform() -> None:
         random_actions(np.zeros((2, 23), dtype=np.int8), rng)
 
 
-def test_gymnasium_vector_adapter() -> None:
-    env = HanamikojiVectorEnv(8, seed=0)
+NEXT, SAME = gymnasium.vector.AutoresetMode.NEXT_STEP, gymnasium.vector.AutoresetMode.SAME_STEP
+
+
+@pytest.mark.parametrize("mode", [NEXT, SAME])
+def test_gymnasium_vector_adapter(mode) -> None:
+    env = HanamikojiVectorEnv(8, seed=0, autoreset_mode=mode)
+    assert env.metadata["autoreset_mode"] == mode
     obs, info = env.reset(seed=1)
     assert env.observation_space.contains(obs)
     assert env.single_action_space.n == 23
     rng = np.random.default_rng(0)
-    finished = 0
+    finished, ended = 0, np.zeros(8, bool)
     for _ in range(400):
         acting = obs["to_play"]
         obs, rewards, terminated, truncated, info = env.step(random_actions(obs["action_mask"], rng))
+        assert env.observation_space.contains(obs)
         assert rewards.shape == (8,) and not truncated.any()
         both = info["rewards"]
         assert both.shape == (8, 2) and (both.sum(axis=1) == 0).all()
@@ -193,25 +201,117 @@ def test_gymnasium_vector_adapter() -> None:
         finished += int(terminated.sum())
         assert np.array_equal(info["_winner"], terminated)
         assert set(np.unique(info["winner"][terminated])) <= {-1, 0, 1}
+        phases = obs["observation"][:, :7].argmax(1)
+        if mode == NEXT:  # the final view now, a new game at the next step (reward 0, action ignored)
+            assert (phases[terminated] == rules.Phase.GAME_OVER).all() and obs["action_mask"][
+                terminated
+            ].all()
+            assert not (terminated & ended).any() and (rewards[ended] == 0).all()
+            assert "final_obs" not in info
+        else:  # a new game at once; the final view in final_obs
+            assert (phases < rules.Phase.ROUND_OVER).all()
+            assert np.array_equal(info.get("_final_obs", np.zeros(8, bool)), terminated)
+            for i in np.flatnonzero(terminated):
+                final = info["final_obs"][i]
+                assert final["observation"][:7].argmax() == rules.Phase.GAME_OVER
+                assert final["to_play"] == acting[i] and info["final_info"]["winner"][i] == info["winner"][i]
+        ended = terminated
     assert finished > 20
 
 
-def test_gymnasium_vector_adapter_runs_under_the_standard_vector_wrappers() -> None:
-    from gymnasium.wrappers.vector import NormalizeReward, RecordEpisodeStatistics
+def test_bad_autoreset_modes_are_refused() -> None:
+    with pytest.raises(ValueError, match="autoreset_mode must be one of"):
+        HanamikojiVectorEnv(2, autoreset_mode=gymnasium.vector.AutoresetMode.DISABLED)
+    with pytest.raises(ValueError, match="autoreset_mode must be one of"):
+        HanamikojiVectorEnv(2, autoreset_mode="sometimes")
 
-    env = NormalizeReward(RecordEpisodeStatistics(HanamikojiVectorEnv(8, seed=0)), gamma=1.0)
-    obs, _ = env.reset(seed=3)
-    rng = np.random.default_rng(0)
-    episodes = []
-    for _ in range(300):
-        obs, rewards, terminated, _, info = env.step(random_actions(obs["action_mask"], rng))
-        assert rewards.shape == (8,) and np.isfinite(rewards).all()
+
+def _random_masked_steps(env, steps: int, mask_of, rng: np.random.Generator) -> list[float]:
+    """Random legal play through ``env`` (a wrapped HanamikojiVectorEnv, the masks read by
+    ``mask_of(obs, info)``); the episode lengths RecordEpisodeStatistics reported."""
+    obs, info = env.reset(seed=3)
+    lengths = []
+    for _ in range(steps):
+        obs, rewards, terminated, _, info = env.step(random_actions(mask_of(obs, info), rng))
+        assert np.isfinite(rewards).all()
         if "episode" in info:
-            ended = info["_episode"]
-            assert np.array_equal(ended, terminated)
-            episodes += info["episode"]["l"][ended].tolist()
-    # a game is about 66 decisions: the recorded lengths are whole games
-    assert len(episodes) > 20 and 30 < np.mean(episodes) < 150
+            assert np.array_equal(info["_episode"], terminated)
+            lengths += info["episode"]["l"][terminated].tolist()
+    return lengths
+
+
+OBSERVATION_WRAPPERS = {
+    "NormalizeObservation": lambda e: gymnasium.wrappers.vector.NormalizeObservation(e),
+    "FlattenObservation": lambda e: gymnasium.wrappers.vector.FlattenObservation(e),
+    "RescaleObservation": lambda e: gymnasium.wrappers.vector.RescaleObservation(e, 0.0, 1.0),
+    "DtypeObservation": lambda e: gymnasium.wrappers.vector.DtypeObservation(e, np.float64),
+    "TransformObservation": lambda e: gymnasium.wrappers.vector.TransformObservation(e, np.sqrt),
+    "FilterObservation": lambda e: gymnasium.wrappers.vector.FilterObservation(
+        e, ["observation", "action_mask"]
+    ),
+}
+OTHER_WRAPPERS = {
+    "NormalizeReward": lambda e: gymnasium.wrappers.vector.NormalizeReward(e, gamma=1.0),
+    "ClipReward": lambda e: gymnasium.wrappers.vector.ClipReward(e, -0.5, 0.5),
+    "DictInfoToList": lambda e: gymnasium.wrappers.vector.DictInfoToList(e),
+}
+NEEDS_DICT = {"FilterObservation", "FlattenObservation"}
+"""Wrappers of a dict observation (FlattenObservation of the flat Box would be a no-op)."""
+NEEDS_BOX = {"NormalizeObservation", "RescaleObservation", "DtypeObservation", "TransformObservation"}
+"""Wrappers of an array observation (TransformObservation: with an array function, as here)."""
+
+
+def _mask_of(name: str, flat: bool):
+    if flat:
+        return lambda obs, info: info[0]["action_mask"] if isinstance(info, list) else info["action_mask"]
+    if name == "FlattenObservation":  # the dict flattened, keys sorted: action_mask comes first
+        return lambda obs, info: obs[:, :23].astype(np.int8)
+    return lambda obs, info: obs["action_mask"]
+
+
+@pytest.mark.parametrize(
+    ("name", "flat"),
+    [
+        (n, flat)
+        for n in sorted(OBSERVATION_WRAPPERS)
+        for flat in (False, True)
+        if n not in (NEEDS_DICT if flat else NEEDS_BOX)
+    ],
+)
+def test_gymnasiums_observation_wrappers_run_in_next_step_mode(name: str, flat: bool) -> None:
+    """Each on the observation it transforms: a dict (flat=False) or the flat Box (docs say which)."""
+    base = HanamikojiVectorEnv(8, seed=0, autoreset_mode=NEXT, flat=flat)
+    env = gymnasium.wrappers.vector.RecordEpisodeStatistics(OBSERVATION_WRAPPERS[name](base))
+    lengths = _random_masked_steps(env, 300, _mask_of(name, flat), np.random.default_rng(0))
+    # a game is about 66 decisions, and NEXT_STEP counts its restart step too
+    assert len(lengths) > 20 and 30 < np.mean(lengths) < 150
+
+
+@pytest.mark.parametrize("name", sorted(OTHER_WRAPPERS))
+@pytest.mark.parametrize("flat", [False, True])
+@pytest.mark.parametrize("mode", [NEXT, SAME])
+def test_gymnasiums_reward_and_info_wrappers_run_in_both_modes(name: str, flat: bool, mode) -> None:
+    base = HanamikojiVectorEnv(8, seed=0, autoreset_mode=mode, flat=flat)
+    env = OTHER_WRAPPERS[name](gymnasium.wrappers.vector.RecordEpisodeStatistics(base))
+    if name == "DictInfoToList":  # per-env info dicts: the episode stats move into each
+        obs, infos = env.reset(seed=3)
+        rng, seen = np.random.default_rng(0), 0
+        for _ in range(300):
+            mask = np.stack([i["action_mask"] for i in infos]) if flat else obs["action_mask"]
+            obs, _, terminated, _, infos = env.step(random_actions(mask, rng))
+            seen += sum("episode" in infos[i] for i in np.flatnonzero(terminated))
+        assert seen > 20
+        return
+    lengths = _random_masked_steps(env, 300, _mask_of(name, flat), np.random.default_rng(0))
+    assert len(lengths) > 20 and 30 < np.mean(lengths) < 150
+
+
+@pytest.mark.parametrize("name", sorted(OBSERVATION_WRAPPERS))
+def test_gymnasiums_observation_wrappers_refuse_same_step_mode(name: str) -> None:
+    """Gymnasium's own rule, stated in the docs: observation wrappers need NEXT_STEP."""
+    flat = name not in NEEDS_DICT
+    with pytest.raises(AssertionError):
+        OBSERVATION_WRAPPERS[name](HanamikojiVectorEnv(2, autoreset_mode=SAME, flat=flat))
 
 
 def test_get_and_set_state_continue_identically() -> None:

@@ -10,6 +10,7 @@ import math
 import re
 import reprlib
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ import yaml
 from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.nn import DEVICE_PATTERN, MAX_HIDDEN, MAX_LAYERS
 from hanamikoji_env.observation import get_version
+from hanamikoji_env.pretrained import resolve_checkpoint
 
 MAX_CONFIG_BYTES = 1 << 20
 """A config file larger than this (1 MiB) is refused unread."""
@@ -80,7 +82,7 @@ def check_ranges(obj: Any, ranges: dict[str, Range]) -> None:
     """Raise ``ValueError`` naming the first numeric key of ``obj`` that is non-finite or out of range."""
     for name, (low, high, low_open) in ranges.items():
         value = getattr(obj, name)
-        if value is None:  # an optional key left unset (round_limit, target_kl)
+        if value is None or value == "auto":  # an optional key left unset, or torch_threads: auto
             continue
         inside = (low < value if low_open else low <= value) and value <= high  # False for NaN
         if not inside or not math.isfinite(value):
@@ -98,7 +100,11 @@ class Config:
     seed: int = 0
     total_decisions: int = 2_000_000
     """Learner decisions to train on (the stopping point)."""
-    torch_threads: int = 2
+    torch_threads: int | str = "auto"
+    """Torch's CPU threads: a number, or ``auto``: the updates run with 1 thread or with up to
+    :data:`training.threads.MAX_AUTO` (one per core), whichever trains fastest now, re-measured
+    as the run goes, so a machine that becomes shared does not slow training to a crawl
+    (``training/threads.py``, docs/speed.md)."""
     device: str = "auto"
     """Where the network, its updates and the oracle critic run: ``auto`` (CUDA when available),
     ``cpu``, ``cuda`` or ``cuda:N``.  The batch engine always runs on the CPU; a rollout goes to
@@ -148,7 +154,7 @@ class Config:
     hidden: int = 256
     layers: int = 2
     init_from: str | None = None
-    """A policy checkpoint (e.g. checkpoints/ppo_selfplay.pt) to start from: its weights and
+    """A policy checkpoint (a path, or ``pretrained``: the shipped agent) to start from: its weights and
     optimizer state.  Its network must have the config's layers and at most its hidden
     size: a narrower one is widened without changing what it computes (``nn.widen``; new
     units start with zero outgoing weights) and gets a fresh optimizer."""
@@ -172,6 +178,10 @@ class Config:
 
     def validate(self, check_files: bool = True) -> Config:
         """Check every key (``check_files``: that ``init_from`` exists now)."""
+        if isinstance(self.torch_threads, str) and self.torch_threads != "auto":
+            raise ValueError(
+                f"torch_threads must be auto or an int in [1, 256], got {short(self.torch_threads)}"
+            )
         check_ranges(self, RANGES)
         get_version(self.observation_version)
         if self.critic not in ("policy", "oracle"):
@@ -212,7 +222,7 @@ class Config:
             )
         if (self.num_envs * self.rollout_steps) % self.num_minibatches:
             raise ValueError("num_envs * rollout_steps must be divisible by num_minibatches")
-        if check_files and self.init_from is not None and not Path(self.init_from).is_file():
+        if check_files and self.init_from is not None and not resolve_checkpoint(self.init_from).is_file():
             raise ValueError(f"init_from: {self.init_from} does not exist")
         if not self.run_name or "/" in self.run_name or len(self.run_name) > 200:
             raise ValueError(f"run_name must be a plain folder name, got {short(self.run_name)}")
@@ -268,6 +278,8 @@ def _coerce(key: str, value: Any, default: Any, annotation: Any, source: str) ->
     elif "int" in str(annotation):
         if isinstance(value, int) and not isinstance(value, bool):
             return value
+        if "str" in str(annotation) and isinstance(value, str):
+            return value
     elif "str" in str(annotation) and isinstance(value, str):
         return value
     raise ValueError(f"{source}: {key} must be {annotation}, got {short(value)}")
@@ -279,13 +291,36 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None) -> 
     return Config.from_dict(data, source)
 
 
+def bundled_configs() -> dict[str, Path]:
+    """The configs that ship with the package (the repository's ``configs/``), by name."""
+    try:
+        folder = Path(str(resources.files("training.configs")))
+    except ModuleNotFoundError:  # a clone that is not installed: the folder itself
+        folder = Path(__file__).resolve().parents[1] / "configs"
+    return {p.stem: p for p in sorted(folder.glob("*.yaml"))}
+
+
+def config_path(name: str | Path) -> Path:
+    """A config file: ``name`` if it is a file, else the bundled config of that name (``quick``
+    or ``quick.yaml``); ``ValueError`` listing the bundled names otherwise."""
+    path = Path(name)
+    if path.is_file():
+        return path
+    bundled = bundled_configs()
+    stem = path.stem if path.suffix in (".yaml", ".yml") and path.parent == Path() else str(name)
+    if stem in bundled:
+        return bundled[stem]
+    raise ValueError(
+        f"config file {path} does not exist, and no bundled config is named so (bundled: {', '.join(bundled)})"
+    )
+
+
 def read_yaml(path: str | Path | None, overrides: list[str] | None = None) -> tuple[dict[str, Any], str]:
-    """The mapping in a YAML file (empty without one) with ``key=value`` overrides applied."""
+    """The mapping in a YAML file or bundled config (:func:`config_path`; empty without one) with
+    ``key=value`` overrides applied."""
     data: dict[str, Any] = {}
     if path is not None:
-        path = Path(path)
-        if not path.is_file():
-            raise ValueError(f"config file {path} does not exist")
+        path = config_path(path)
         if path.stat().st_size > MAX_CONFIG_BYTES:
             raise ValueError(f"config file {path} is larger than {MAX_CONFIG_BYTES} bytes")
         try:

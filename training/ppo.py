@@ -60,6 +60,7 @@ from training.collector import Collector, gae
 from training.config import Config
 from training.critic import OracleCritic, Values
 from training.monitor import win_rate
+from training.threads import ThreadChooser
 
 if TYPE_CHECKING:
     from training.distributed import RayCollectors
@@ -97,7 +98,11 @@ class Trainer:
         self.cfg = cfg.validate()
         self.run_dir = Path(run_dir)
         self.device = resolve_device(cfg.device)
-        torch.set_num_threads(cfg.torch_threads)
+        self.threads = ThreadChooser() if cfg.torch_threads == "auto" else None
+        """``torch_threads: auto``: the thread count of each update, by measured speed."""
+        if self.threads is None:
+            torch.set_num_threads(int(cfg.torch_threads))
+        self._update = (1, 0.0, 0)  # (threads, start time, decisions before) of the update running
         torch.manual_seed(cfg.seed)  # network initialisation only
         # on the device before any optimizer state exists: loaded state follows the weights there
         self.model = PolicyNet(cfg.hidden, cfg.layers, cfg.observation_version).to(self.device)
@@ -140,7 +145,10 @@ class Trainer:
         self.last_eval: dict[str, float] = {}
 
     def collect(self) -> dict[str, np.ndarray]:
-        """One rollout of every collector, with per-seat GAE (see :class:`Collector`)."""
+        """One rollout of every collector, with per-seat GAE (see :class:`Collector`); it starts
+        an update, which :meth:`learn` ends."""
+        count = self.threads.threads() if self.threads is not None else torch.get_num_threads()
+        self._update = (count, time.perf_counter(), self.decisions)
         buf = self.collector.collect()
         self.decisions += int(buf["learner"].sum())
         self.games += int(buf["done"].sum())
@@ -204,6 +212,10 @@ class Trainer:
         var = float(np.var(y))
         out["explained_variance"] = float("nan") if var == 0 else 1 - float(np.var(y - pred)) / var
         out["learning_rate"] = self.optimizer.param_groups[0]["lr"]
+        count, start, before = self._update
+        out["torch_threads"] = count
+        if self.threads is not None:
+            self.threads.record(count, self.decisions - before, time.perf_counter() - start)
         return out
 
     def _value_loss(self, value: torch.Tensor, old: torch.Tensor, returns: torch.Tensor) -> torch.Tensor:

@@ -1,9 +1,11 @@
 """Train a PPO self-play policy, or a whole curriculum of stages.
 
-    python -m training.train --config configs/quick.yaml [key=value ...]
-    python -m training.train --resume runs/quick
-    python -m training.train --config configs/ppo_selfplay.yaml      # a curriculum: every stage;
-                                                                     # run it again to continue
+    hanamikoji-train --config quick [key=value ...]          # a bundled config, or a YAML file
+    hanamikoji-train --resume runs/quick
+    hanamikoji-train --config ppo_selfplay                    # a curriculum: every stage;
+                                                              # run it again to continue
+
+(``python -m training.train`` is the same command, from a clone.)
 
 Every hyperparameter lives in the YAML config (``training/config.py`` lists
 them with their defaults) and can be overridden as ``key=value`` (YAML
@@ -21,14 +23,17 @@ import sys
 from pathlib import Path
 
 from training.checkpoints import MACHINE_KEYS
-from training.config import Config, load_config, parse_overrides, read_yaml
+from training.config import Config, bundled_configs, load_config, parse_overrides, read_yaml
 from training.curriculum import is_curriculum, load_curriculum, run_curriculum
 from training.ppo import CHECKPOINT, POLICY, TrainingDivergedError, check_resumable, load_init_from, train
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--config", type=Path, help="YAML config (default: the built-in defaults)")
+    parser = argparse.ArgumentParser(prog="hanamikoji-train", description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--config",
+        help=f"a YAML file, or a bundled config: {', '.join(bundled_configs())} (default: the built-in defaults)",
+    )
     parser.add_argument("--resume", type=Path, metavar="RUN_DIR", help="continue the run saved in RUN_DIR")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.add_argument("--stop-after", type=int, metavar="N", help="stop after N more updates (resumable)")

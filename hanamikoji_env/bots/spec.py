@@ -7,6 +7,8 @@
 | ``search[:samples=N,candidates=K]`` | :class:`~hanamikoji_env.bots.search.SearchBot` |
 | ``ckpt:PATH`` | a trained policy: a hanamikoji-env ``.pt`` checkpoint (``PolicyBot``) or a
   Stable-Baselines3 ``MaskablePPO`` ``.zip`` (``SB3Bot``), both loaded without running code |
+| ``pretrained`` | the shipped agent (``checkpoints/ppo_selfplay.pt``, installed with the package);
+  ``pretrained`` also names it wherever a checkpoint path goes (``psearch:ckpt=pretrained``) |
 | ``sampled:ckpt=PATH`` | a ``.pt`` policy that samples its moves
   (:class:`~hanamikoji_env.bots.policy.SampledPolicyBot`) |
 | ``rollout:ckpt=PATH[,samples=N]`` | :class:`~hanamikoji_env.bots.rollout.RolloutBot` over a ``.pt`` policy |
@@ -32,6 +34,7 @@ from importlib import import_module
 from typing import Any
 
 from hanamikoji_env.bots.base import Bot
+from hanamikoji_env.pretrained import PRETRAINED
 
 MAX_SPEC_LENGTH = 4096
 
@@ -67,7 +70,7 @@ def usage() -> str:
         if optional:
             text += f"[{',' if required else ':'}{','.join(optional)}]"
         forms.append(text)
-    return ", ".join([*forms, "ckpt:PATH (.pt, or an SB3 .zip)"])
+    return ", ".join([*forms, "ckpt:PATH (.pt, or an SB3 .zip)", f"{PRETRAINED} (the shipped agent)"])
 
 
 @dataclass(frozen=True)
@@ -107,8 +110,8 @@ def parse_player(spec: str, load: bool = True) -> PlayerSpec:
         raise ValueError(f"a player spec must be a non-empty string, got {spec!r}")
     if len(spec) > MAX_SPEC_LENGTH:
         raise ValueError(f"a player spec may be at most {MAX_SPEC_LENGTH} characters, got {len(spec)}")
-    if spec.startswith("ckpt:"):
-        path = spec[5:]
+    if spec == PRETRAINED or spec.startswith("ckpt:"):
+        path = PRETRAINED if spec == PRETRAINED else spec[5:]
         if not path:
             raise ValueError("ckpt: needs a path, e.g. ckpt:checkpoints/ppo_selfplay.pt")
         if load:

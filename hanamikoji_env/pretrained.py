@@ -1,0 +1,33 @@
+"""Where the shipped agent is: ``pretrained``, from any directory.
+
+The repository's ``checkpoints/ppo_selfplay.pt`` (MODEL_CARD.md) is installed
+as the data package ``hanamikoji_env.checkpoints`` (``pyproject.toml`` maps the
+folder in), so ``pretrained`` names it in player specs (``pretrained``,
+``psearch:ckpt=pretrained``), training configs (``init_from: pretrained``) and
+every checkpoint loader, whether the package was installed from a wheel or runs
+from a clone.  This module imports no torch.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+PRETRAINED = "pretrained"
+"""The shipped agent's name wherever a checkpoint path goes."""
+FILE = "ppo_selfplay.pt"
+
+
+def pretrained_checkpoint() -> Path:
+    """The shipped agent's checkpoint file (it may be missing from a broken installation: the
+    loaders say so)."""
+    try:
+        folder = Path(str(resources.files("hanamikoji_env.checkpoints")))
+    except ModuleNotFoundError:  # a clone that is not installed: the folder itself
+        folder = Path(__file__).resolve().parents[1] / "checkpoints"
+    return folder / FILE
+
+
+def resolve_checkpoint(path: str | Path) -> Path:
+    """``path``, or the shipped agent's file where it is :data:`PRETRAINED`."""
+    return pretrained_checkpoint() if str(path) == PRETRAINED else Path(path)
