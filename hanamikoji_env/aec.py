@@ -86,6 +86,7 @@ with behaviour:
 from __future__ import annotations
 
 import difflib
+import warnings
 from collections.abc import Iterator
 from typing import Any, Literal, NamedTuple
 
@@ -221,8 +222,8 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         if row is None:
             self._require_reset("step")
         if not self.agents:
-            gymnasium.logger.warn(
-                "step() called after the game ended and every agent was removed; call reset()"
+            warnings.warn(
+                "step() called after the game ended and every agent was removed; call reset()", stacklevel=2
             )
             return
         agent = self.agent_selection
@@ -268,7 +269,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         )
         if self.illegal_action == "raise":
             raise ValueError(message)
-        gymnasium.logger.warn(message + "; the game ends with -1 for the mover")
+        warnings.warn(message + "; the game ends with -1 for the mover", stacklevel=3)
         other = AGENTS[1 - AGENTS.index(agent)]
         self._illegal_move = (_SEATS[agent], a)
         self._ended_by = (
@@ -344,8 +345,9 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         """The public view: ``"ansi"`` returns it as text, ``"human"`` prints it, ``"rgb_array"``
         returns an image (``[H, W, 3]`` uint8) of the table."""
         if self.render_mode is None:
-            gymnasium.logger.warn(
-                "render() called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array'"
+            warnings.warn(
+                "render() called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array'",
+                stacklevel=2,
             )
             return None
         if self.render_mode == "rgb_array":

@@ -14,8 +14,11 @@ weights_only=True)`` (no code runs on load) and checked before use:
 | ``state_dict`` | the network's weights: its keys and shapes must be those of ``model_config``'s network |
 | anything else | what training adds (optimizer and RNG states, config, step counts) |
 
-Everything is checked before a network is built, so a hostile file cannot make
-the loader allocate gigabytes; every bad file is a :class:`CheckpointError`.
+Everything is checked before a network is built, and the file's size before
+it is read: a checkpoint is a zip archive, and the sum of its entries'
+uncompressed sizes (what ``torch.load`` would allocate) must stay within
+:data:`MAX_CHECKPOINT_BYTES`, so a small file that inflates to gigabytes is
+refused unread.  Every bad file is a one-line :class:`CheckpointError`.
 Files are written atomically (a temporary file, then a rename), so an
 interrupted save never leaves a truncated checkpoint behind
 (:func:`remove_stale_temporaries` cleans up after one that was killed).
@@ -27,6 +30,8 @@ import glob
 import os
 import re
 import tempfile
+import warnings
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +47,9 @@ from hanamikoji_env.pretrained import resolve_checkpoint
 FORMAT = "hanamikoji-policy/1"
 
 
+MAX_CHECKPOINT_BYTES = 512 * 2**20
+"""The most a checkpoint may unpack to (512 MiB): the widest network, its optimizer state and a
+training run's extras fit several times over."""
 MAX_HIDDEN = 4096
 """Widest network a checkpoint may ask for (4096 units: about 70 MB of float32 weights at 4 layers)."""
 MAX_LAYERS = 16
@@ -176,10 +184,18 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     path = resolve_checkpoint(path)
     if not path.is_file():
         raise CheckpointError(f"checkpoint {path} does not exist or is not a file")
+    _check_unpacked_size(path)
     try:
-        data = torch.load(path, map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():  # torch's notes on old pickle protocols: the load below decides
+            warnings.simplefilter("ignore", UserWarning)
+            data = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # truncated, corrupt, or a pickle that needs code to load
-        raise CheckpointError(f"{path} is not a readable checkpoint ({type(e).__name__}: {e})") from None
+        first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+        if "weights_only" in str(e) or "Unsupported global" in str(e):
+            first = "it holds objects that need code to load, which is refused"
+        raise CheckpointError(
+            f"{path} is not a readable checkpoint ({type(e).__name__}: {_short(first)})"
+        ) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise CheckpointError(f"{path} is not a hanamikoji-env policy checkpoint (no format {FORMAT!r})")
     number = data.get("observation_version", 1)  # files from before versions were recorded: 1
@@ -216,6 +232,22 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
             )
         )
     return data
+
+
+def _check_unpacked_size(path: Path) -> None:
+    """:class:`CheckpointError` unless the archive unpacks to at most :data:`MAX_CHECKPOINT_BYTES`
+    (read from its directory: nothing is decompressed).  A file that is not a zip archive is left
+    to ``torch.load`` (a legacy pickle is refused there anyway)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            total = sum(info.file_size for info in archive.infolist())
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return
+    if total > MAX_CHECKPOINT_BYTES:
+        raise CheckpointError(
+            f"{path} unpacks to {total / 2**20:,.0f} MiB, more than a checkpoint may "
+            f"({MAX_CHECKPOINT_BYTES / 2**20:.0f} MiB): refused unread"
+        )
 
 
 def state_dict_shapes(

@@ -76,7 +76,11 @@ def render_text(
         lines.append(f"-- private to {names[seat]} --")
         lines.append(f"hand: {_cards(cards_of(state.hands[seat]))}")
         secret = state.secrets[seat]
-        lines.append(f"secret: {_cards([secret] if secret >= 0 else [])}")
+        if secret < 0 and phase >= Phase.ROUND_OVER and state.last_round is not None:
+            revealed = state.last_round.secrets[seat]  # scored: on its side now, and public
+            lines.append(f"secret: {_cards([revealed] if revealed >= 0 else [])} (revealed at the scoring)")
+        else:
+            lines.append(f"secret: {_cards([secret] if secret >= 0 else [])}")
         lines.append(f"trade-off: {_cards(cards_of(state.tradeoffs[seat]))}")
         if phase == Phase.SELECT and state.current == seat:
             lines.append(f"selected for {TOKEN_NAMES[state.token]}: {_cards(state.selection)}")

@@ -560,6 +560,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.out is not None:
         write_outputs(results, args.out)
         print(f"\nwrote {args.out / 'results.json'}, pairs.csv and heatmap.png")
+    else:
+        print("\nnothing was saved: pass --out DIR to keep results.json, pairs.csv and heatmap.png")
     if args.save_games is not None:
         print(f"wrote {args.save_games / GAMES_FILE}")
 

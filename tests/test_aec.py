@@ -367,3 +367,16 @@ def test_human_render_shows_the_illegal_move_that_ended_the_game(capsys) -> None
     assert "game over: player_0 played illegal action 4 (card:geisha0); player_0 -1, player_1 0" in out
     e.reset(seed=0)
     assert "illegal" not in e.unwrapped.render_for("player_0")
+
+
+def test_a_players_own_view_shows_its_revealed_secret_after_the_scoring() -> None:
+    e = env(render_mode="ansi")
+    e.reset(seed=42)
+    rng = np.random.default_rng(0)
+    for _agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    secrets = e.game.last_round.secrets
+    for seat in (0, 1):
+        mine = e.render_for(f"player_{seat}")
+        assert f"secret: [G{secrets[seat]}] (revealed at the scoring)" in mine

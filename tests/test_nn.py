@@ -183,3 +183,40 @@ def test_the_shipped_checkpoint_loads_and_beats_random_and_the_heuristic() -> No
     by_opponent = {pair["b"]: pair for pair in results["pairs"]}
     assert by_opponent["random"]["ci95"][0] > 0.85, by_opponent
     assert by_opponent["heuristic"]["ci95"][0] > 0.7, by_opponent
+
+
+@pytest.mark.slow  # writing the 2 GiB bomb (compressed) takes a few seconds
+def test_a_checkpoint_that_would_unpack_to_gigabytes_is_refused_unread(ckpt, tmp_path) -> None:
+    """A small file whose compressed extra entry inflates to 2 GiB: refused from the zip's directory,
+    before torch reads it (the process's memory never grows by the bomb)."""
+    import resource
+    import zipfile
+
+    bomb = tmp_path / "bomb.pt"
+    with zipfile.ZipFile(ckpt) as src, zipfile.ZipFile(bomb, "w") as dst:
+        for info in src.infolist():
+            dst.writestr(info, src.read(info))
+        prefix = src.namelist()[0].split("/")[0]
+        entry = zipfile.ZipInfo(f"{prefix}/data/999")
+        entry.compress_type = zipfile.ZIP_DEFLATED
+        with dst.open(entry, "w", force_zip64=True) as big:
+            chunk = bytes(2**24)
+            for _ in range(128):  # 2 GiB of zeros, about 2 MB compressed
+                big.write(chunk)
+    assert bomb.stat().st_size < 20 * 2**20
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(
+        CheckpointError, match=r"unpacks to 2,048 MiB, more than a checkpoint may \(512 MiB\): refused"
+    ):
+        load_checkpoint(bomb)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 200 * 2**10  # KiB: under 200 MB
+
+
+def test_refused_checkpoints_say_so_in_one_line(tmp_path) -> None:
+    path = tmp_path / "evil.pt"
+    torch.save({"format": FORMAT, "x": Evil()}, path)
+    with pytest.raises(CheckpointError) as error:
+        load_checkpoint(path)
+    message = str(error.value)
+    assert "\n" not in message and "need code to load, which is refused" in message
+    assert "weights_only=False" not in message

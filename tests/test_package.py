@@ -75,3 +75,10 @@ def test_the_wheel_carries_everything_and_runs_outside_the_repository(tmp_path) 
     assert "trained" in trained and (work / "runs" / "quick" / "policy.pt").is_file()
     usage = _run([venv / "bin" / "hanamikoji-exploit", "--help"], work)
     assert "--target" in usage
+
+
+def test_the_installed_extras_agree_with_each_other() -> None:
+    """Every extra installs into one venv: pip finds no broken or conflicting requirement here
+    (the dev venv holds them all)."""
+    out = subprocess.run([sys.executable, "-m", "pip", "check"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr

@@ -31,6 +31,12 @@ def test_observations_use_rllibs_keys() -> None:
         ref.step(action)
 
 
+# api_test's notes on RLlib's format, which is the point of the adapter: a dict observation
+# ("observations" + "action_mask") and an all-zero mask for the agent not on move
+@pytest.mark.filterwarnings(
+    "ignore:Observation is not a NumPy array", "ignore:Observation space for each agent"
+)
+@pytest.mark.filterwarnings("ignore:Action mask numpy array is all zeros")
 def test_the_adapter_passes_pettingzoos_api_test() -> None:
     api_test(rllib_aec_env(), num_cycles=300)
 

@@ -375,3 +375,24 @@ def test_a_worker_that_dies_is_an_error_not_a_hang() -> None:
     with pytest.raises(RuntimeError, match=r"a tournament worker process died .* 0 of 8 games had finished"):
         run_tournament(players, 8, workers=2, progress=False)
     assert time.monotonic() - start < 60
+
+
+def test_the_cli_says_where_results_went_or_that_none_were_kept(tmp_path, capsys) -> None:
+    main(["--players", "random", "heuristic", "--games", "4", "--workers", "1", "--no-progress"])
+    assert "nothing was saved: pass --out DIR" in capsys.readouterr().out
+    main(
+        [
+            "--players",
+            "random",
+            "heuristic",
+            "--games",
+            "4",
+            "--workers",
+            "1",
+            "--no-progress",
+            "--out",
+            str(tmp_path),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert f"wrote {tmp_path / 'results.json'}" in out and "nothing was saved" not in out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -451,6 +452,35 @@ def test_main_job_end_to_end(tmp_path, monkeypatch, capsys) -> None:
     assert "Bradley-Terry ratings" in out and "ckpt:runs/tiny/" in out
     (run,) = Path("runs/tiny").iterdir()
     assert (run / "policy.pt").is_file() and (run / "eval" / "results.json").is_file()
+    first, estimate, folder = out.splitlines()[:3]  # what, where and how long, before any work
+    assert (
+        first.startswith("main job: train PPO self-play for 2,000 decisions")
+        and f"writing to {run}/" in first
+    )
+    assert re.fullmatch(r"about \d+ min on this machine at its current load \(\d+ cores\)", estimate)
+    assert folder.startswith(f"training into {run}")
+
+
+def test_main_job_says_what_an_interruption_kept(tmp_path, monkeypatch, capsys) -> None:
+    from training import main_job
+
+    config = tmp_path / "tiny.yaml"
+    config.write_text("".join(f"{k}: {json.dumps(v)}\n" for k, v in TINY.items()))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(main_job, "estimate_seconds", lambda cfg, games: 60.0)
+
+    def interrupted(cfg, run_dir, **kwargs):
+        if kwargs.get("stop_after") is None:
+            train(cfg, run_dir, progress=False, stop_after=1)  # one update saved, then Ctrl-C
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(main_job, "train", interrupted)
+    with pytest.raises(SystemExit) as stop:
+        main_job.main(["--config", str(config), "--games", "2"])
+    assert stop.value.code == 130
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "interrupted while training: kept runs/tiny/" in err[0]
+    assert "at update 1: resume with hanamikoji-train --resume runs/tiny/" in err[0]
 
 
 def test_init_from_a_policy_checkpoint(tmp_path) -> None:

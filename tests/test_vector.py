@@ -243,8 +243,10 @@ def _random_masked_steps(env, steps: int, mask_of, rng: np.random.Generator) -> 
 OBSERVATION_WRAPPERS = {
     "NormalizeObservation": lambda e: gymnasium.wrappers.vector.NormalizeObservation(e),
     "FlattenObservation": lambda e: gymnasium.wrappers.vector.FlattenObservation(e),
-    "RescaleObservation": lambda e: gymnasium.wrappers.vector.RescaleObservation(e, 0.0, 1.0),
-    "DtypeObservation": lambda e: gymnasium.wrappers.vector.DtypeObservation(e, np.float64),
+    "RescaleObservation": lambda e: gymnasium.wrappers.vector.RescaleObservation(
+        e, np.float32(0), np.float32(1)
+    ),
+    "DtypeObservation": lambda e: gymnasium.wrappers.vector.DtypeObservation(e, np.float32),
     "TransformObservation": lambda e: gymnasium.wrappers.vector.TransformObservation(e, np.sqrt),
     "FilterObservation": lambda e: gymnasium.wrappers.vector.FilterObservation(
         e, ["observation", "action_mask"]

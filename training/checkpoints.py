@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from hanamikoji_env.nn import load_checkpoint
+from hanamikoji_env.nn import CheckpointError, load_checkpoint
 from training.config import Config
 
 MACHINE_KEYS = ("device", "ray_address", "torch_threads")
@@ -40,3 +40,15 @@ def check_resumable(cfg: Config, run_dir: Path) -> dict[str, Any]:
             f"(differs in {changed[:8]}): was config.json edited?"
         )
     return data
+
+
+def describe_kept(run_dir: Path) -> str:
+    """What an interrupted run left in ``run_dir`` and how to go on, in one line."""
+    try:
+        update = load_checkpoint(Path(run_dir) / CHECKPOINT)["update"]
+    except CheckpointError:
+        return f"nothing was saved yet (the first save comes at checkpoint_every updates); {run_dir} can be removed"
+    return (
+        f"kept {run_dir} at update {update}: resume with hanamikoji-train --resume {run_dir}, or evaluate "
+        f"it with hanamikoji-eval --players ckpt:{Path(run_dir) / POLICY} heuristic search"
+    )

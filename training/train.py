@@ -22,7 +22,7 @@ import json
 import sys
 from pathlib import Path
 
-from training.checkpoints import MACHINE_KEYS
+from training.checkpoints import MACHINE_KEYS, describe_kept
 from training.config import Config, bundled_configs, load_config, parse_overrides, read_yaml
 from training.curriculum import is_curriculum, load_curriculum, run_curriculum
 from training.ppo import CHECKPOINT, POLICY, TrainingDivergedError, check_resumable, load_init_from, train
@@ -53,6 +53,10 @@ def main(argv: list[str] | None = None) -> None:
             except TrainingDivergedError as e:
                 print(f"error: {e}", file=sys.stderr)
                 raise SystemExit(1) from None
+            except KeyboardInterrupt:
+                print(f"\ninterrupted: run the same command again to continue the curriculum where its "
+                      f"last checkpoint left it ({stages[0].run_dir.parent})", file=sys.stderr)  # fmt: skip
+                raise SystemExit(130) from None
             print(f"curriculum done: {stages[-1].run_dir / POLICY}")
             return
     try:
@@ -95,6 +99,9 @@ def main(argv: list[str] | None = None) -> None:
     except TrainingDivergedError as e:
         print(f"error: {e}", file=sys.stderr)
         raise SystemExit(1) from None
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: {describe_kept(run_dir)}", file=sys.stderr)
+        raise SystemExit(130) from None
     print(
         f"trained {trainer.decisions:,} decisions in {trainer.update} updates ({trainer.games:,} games); "
         f"greedy win rate vs random {trainer.last_eval.get('random', float('nan')):.3f}, "
