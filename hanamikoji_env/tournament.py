@@ -467,8 +467,7 @@ def heatmap(results: dict[str, Any], path: Path) -> None:
                 ax.text(j, i, f"{m[i, j]:.2f}", ha="center", va="center", fontsize=9)
     ax.set_title(f"win rate of row vs column ({results['games_per_pair']} games per pair)")
     fig.colorbar(im, ax=ax, fraction=0.046)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")  # long player names widen the figure, not clip
     plt.close(fig)
 
 

@@ -227,6 +227,7 @@ def test_server_plays_whole_games_and_sends_only_the_players_view(client: TestCl
     for seat in (0, 1):
         view = new_game(client, seat=seat, seed=10 + seat, opponent="heuristic")
         gid = view.pop("id")
+        assert view["practice"]  # a chosen seed: whoever chose it knows the deal
         while view["result"] is None:
             session = store.games[gid].session
             check_view_holds_only_the_players_information(session, view)
@@ -238,7 +239,9 @@ def test_server_plays_whole_games_and_sends_only_the_players_view(client: TestCl
         assert record.status_code == 200 and "attachment" in record.headers["content-disposition"]
         (game,) = [records.parse_line(line) for line in record.text.splitlines()]
         records.verify(game)
-        frames = client.post("/api/replay", content=record.text).json()["frames"]
+        assert game.meta["practice"] is True and game.meta["seed"] == 10 + seat
+        assert gid not in store.games and gid in store.finished  # its slot is free at once
+        frames = client.post("/api/replay", json=json.loads(record.text)).json()["frames"]
         assert len(frames) == len(game.actions) + 1
 
 
@@ -260,7 +263,10 @@ def test_server_validates_every_request_and_leaves_the_game_unchanged(client: Te
         response = client.post(f"/api/games/{gid}/actions", json=body)
         assert response.status_code == status, (body, response.text)
         assert message in response.text
-    assert client.post(f"/api/games/{gid}/actions", content=b"{oops").status_code == 422
+    oops = client.post(
+        f"/api/games/{gid}/actions", content=b"{oops", headers={"content-type": "application/json"}
+    )
+    assert oops.status_code == 422
     assert client.get(f"/api/games/{gid}").json() == view
     assert client.get(f"/api/games/{gid}/record").status_code == 409  # would show the deck
     assert client.get("/api/games/not-a-game").status_code == 404
@@ -288,29 +294,38 @@ def test_the_number_of_games_and_their_idle_lifetime_are_bounded(client: TestCli
     store: GameStore = client.app.state.store  # type: ignore[attr-defined]
     now = [0.0]
     store.clock = lambda: now[0]
-    ids = [new_game(client)["id"] for _ in range(3)]
+    views = [new_game(client) for _ in range(3)]
     full = client.post("/api/games", json={})
-    assert full.status_code == 503 and "limit of 3 games" in full.text
+    assert full.status_code == 503 and "limit of 3 games in play" in full.text
     now[0] = 30.0
-    client.get(f"/api/games/{ids[0]}")  # touched: stays
+    first = views[0]
+    client.post(f"/api/games/{first['id']}/actions", json={"action": first["choices"][0]["action"]})  # moved
+    client.get(f"/api/games/{views[1]['id']}")  # only read: a read does not keep a game alive
     now[0] = 70.0
     assert new_game(client)["id"]  # the two idle games were dropped
-    assert client.get(f"/api/games/{ids[1]}").status_code == 404
-    assert client.get(f"/api/games/{ids[0]}").status_code == 200
+    gone = client.get(f"/api/games/{views[1]['id']}")
+    assert gone.status_code == 404 and "live in this server's memory only" in gone.text
+    assert client.get(f"/api/games/{first['id']}").status_code == 200
 
 
 def test_the_replay_upload_is_bounded_and_checked(client: TestClient) -> None:
-    assert client.post("/api/replay", content=b"x" * (records.MAX_LINE_BYTES + 1)).status_code == 413
-    bad = client.post("/api/replay", content=b'{"schema": 1}')
+    jsonl = {"content-type": "application/json"}
+    huge = client.post("/api/replay", content=b"x" * (records.MAX_LINE_BYTES + 1), headers=jsonl)
+    assert huge.status_code == 413
+    bad = client.post("/api/replay", json={"schema": 1})
     assert bad.status_code == 400 and "missing keys" in bad.json()["detail"]
     session = GameSession("random", seed=6)
     play_out(session)
     d = session.record().to_dict()
     d["actions"][2][1] = 22
-    tampered = client.post("/api/replay", content=json.dumps(d))
+    tampered = client.post("/api/replay", json=d)
     assert tampered.status_code == 400 and "illegal" in tampered.json()["detail"]
     two = session.record().to_json() + "\n" + session.record().to_json()
-    assert "one game record" in client.post("/api/replay", content=two).text
+    assert client.post("/api/replay", content=two, headers=jsonl).status_code == 422  # not one JSON value
+    text = client.post(
+        "/api/replay", content=session.record().to_json(), headers={"content-type": "text/plain"}
+    )
+    assert text.status_code == 415  # a form could send text/plain from any site
 
 
 def test_the_page_and_its_assets_ship_in_the_package(client: TestClient) -> None:
@@ -332,3 +347,58 @@ def test_hanamikoji_serve_checks_its_opponent_before_starting(capsys) -> None:
         main(["--opponent", "ckpt:/no/such.pt"])
     assert exit_.value.code == 2
     assert "no/such.pt" in capsys.readouterr().err
+
+
+def test_hostile_bodies_are_refused_before_they_are_parsed() -> None:
+    client = TestClient(create_app("random"))
+    jsonl = {"content-type": "application/json"}
+    big = client.post("/api/games", content=b'{"opponent": "' + b"x" * 30_000_000 + b'"}', headers=jsonl)
+    assert big.status_code == 413 and len(big.content) < 200  # refused unread, nothing echoed
+    for body, fragment in [
+        (b'{"action": NaN}', "numbers must be finite"),
+        (b'{"action": Infinity}', "numbers must be finite"),
+        (b'{"action": 1e400}', "numbers must be finite"),
+        (b'{"action": ' + b"9" * 5000 + b"}", "at most 20 digits"),
+        (b"[" * 100_000, "not valid JSON"),
+    ]:
+        game = new_game(client)
+        response = client.post(f"/api/games/{game['id']}/actions", content=body, headers=jsonl)
+        assert response.status_code in (413, 422), (body[:30], response.text)
+        assert response.status_code == 413 or fragment in response.json()["detail"]
+        assert len(response.content) < 400
+    wordy = client.post("/api/games", json={"opponent": "x" * 10_000})
+    assert wordy.status_code == 422 and len(wordy.content) < 400  # the excerpt, not the input
+    form = client.post(
+        "/api/games", content=b"seat=0", headers={"content-type": "application/x-www-form-urlencoded"}
+    )
+    assert form.status_code == 415
+
+
+def test_cross_origin_writes_and_unknown_hosts_are_refused() -> None:
+    app = create_app("random", allowed_hosts=["127.0.0.1", "localhost", "testserver"])
+    client = TestClient(app)
+    assert client.post("/api/games", json={}, headers={"origin": "http://testserver"}).status_code == 200
+    evil = client.post("/api/games", json={}, headers={"origin": "https://evil.example"})
+    assert evil.status_code == 403 and "cross-origin" in evil.text
+    assert client.post("/api/games", headers={"origin": "https://evil.example"}).status_code == 403  # no body
+    rebound = client.get("/api/opponents", headers={"host": "evil.example:8000"})
+    assert rebound.status_code == 400 and "unknown Host" in rebound.text
+
+
+def test_new_games_are_rate_limited_per_client() -> None:
+    client = TestClient(create_app("random", max_games=100, new_games_per_minute=5))
+    codes = [client.post("/api/games", json={}).status_code for _ in range(7)]
+    assert codes == [200] * 5 + [429] * 2
+
+
+def test_server_seeds_are_secret_and_chosen_seeds_make_practice_games(client: TestClient) -> None:
+    store: GameStore = client.app.state.store  # type: ignore[attr-defined]
+    dealt = new_game(client)
+    assert dealt["practice"] is False
+    session = store.games[dealt["id"]].session
+    assert session.seed.bit_length() > 96  # 128 bits from the OS: no brute force from one's own cards
+    play_out(session)
+    record = session.record()
+    assert "seed" not in record.meta and record.meta["practice"] is False
+    assert str(session.seed) not in record.to_json()
+    assert new_game(client, seed=5)["practice"] is True

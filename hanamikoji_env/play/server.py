@@ -7,13 +7,28 @@ download its record or step through it in the replay view (which also opens
 any record file you upload).  The page and its script ship in the package
 (``hanamikoji_env/play/static``): no CDN, no build step.
 
-The server keeps every game and sends a browser only its own player's view
-(:meth:`GameSession.view`), never the opponent's cards or the deck.  Every
-request is validated: an unknown game id is a 404, a malformed body a 422, an
-illegal move a 400 with the legal ones named, and the game is unchanged by any
-of them.  Game ids are random 128-bit tokens, so one browser cannot reach
-another's game.  At most ``max_games`` games are kept; one idle for
-``idle_seconds`` is dropped.  The server binds 127.0.0.1 unless told otherwise.
+The server sends a browser only its own player's view (:meth:`GameSession.view`),
+never the opponent's cards or the deck.  It is built to keep serving everyone
+while one client misbehaves:
+
+- **Bounded input.**  A request body is at most :data:`MAX_BODY_BYTES` (16 KiB;
+  a replay :data:`records.MAX_LINE_BYTES`), refused (413) before it is parsed;
+  only ``application/json`` is accepted (415); ``NaN``, ``Infinity`` and numbers
+  longer than 20 digits are 422s; an error never echoes more than a short excerpt.
+- **No one waits for another's game.**  Game, bot and replay work runs off the
+  event loop, each game under its own lock; a replay is at most
+  :data:`MAX_REPLAY_DECISIONS` decisions.
+- **Slots.**  At most ``max_games`` games are in play; a finished game frees its
+  slot at once (its record stays downloadable among the latest finished games),
+  and a game with no move for ``idle_seconds`` is dropped (reading a game does not
+  keep it alive).  A client (by address) starts at most :data:`NEW_GAMES_PER_MINUTE`
+  games a minute (429).
+- **Same origin only.**  A request whose ``Host`` is not one this server answers
+  to is refused (400), and so is a write whose ``Origin`` is another site (403):
+  serve on another host name with ``--allowed-host NAME``.
+- **Seeds.**  Games the server deals take 128 bits from the operating system; a
+  client-chosen seed makes a *practice* game, marked in its view and its record.
+- Games live in this server's memory only: a restart ends them (a 404 says so).
 
 API (JSON):
 
@@ -21,33 +36,47 @@ API (JSON):
 - ``GET /api/games/{id}`` -> the view
 - ``POST /api/games/{id}/actions`` ``{"action": 4}`` -> the view after your move and the bot's replies
 - ``GET /api/games/{id}/record`` -> the finished game's record (JSON lines, 409 while playing)
-- ``POST /api/replay`` (a record file's text, one game) -> ``{"players", "frames"}``
+- ``POST /api/replay`` (one record: the JSON object of one line of a record file) -> ``{"players", "frames"}``
 - ``GET /api/opponents`` -> the opponents a browser may choose
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import secrets
 import threading
 import time
-from collections import OrderedDict
-from dataclasses import dataclass
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
 from fastapi import FastAPI, HTTPException, Request
-from fastapi.responses import FileResponse, Response
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 
 from hanamikoji_env import records
 from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.play.session import GameSession, replay_frames
+from hanamikoji_env.rules import check_round_limit
 
 BUILTIN_OPPONENTS = ("random", "heuristic", "search")
 MAX_SEED = 2**63 - 1
+MAX_BODY_BYTES = 16 * 1024
+"""The largest request body but a replay's (a move or a new game is a few dozen bytes)."""
+MAX_REPLAY_DECISIONS = 5000
+"""The most decisions a replayed record may hold (real games have a few hundred)."""
+NEW_GAMES_PER_MINUTE = 30
+FINISHED_KEPT = 1000
+"""Finished games whose records stay downloadable (the newest)."""
+MAX_DIGITS = 20
 
 
 class NewGame(BaseModel):
@@ -65,40 +94,139 @@ class Move(BaseModel):
 @dataclass
 class _Game:
     session: GameSession
-    touched: float
+    moved: float
+    """When the game was created or last moved (reads do not count)."""
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 class GameStore:
-    """The live games: bounded in number and idle lifetime; one lock for all of them."""
+    """The games in play (bounded in number and idle lifetime, each with its own lock), and the
+    records of the latest finished ones."""
 
-    def __init__(self, max_games: int, idle_seconds: float, clock: Any = time.monotonic) -> None:
+    def __init__(
+        self, max_games: int, idle_seconds: float, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.max_games, self.idle_seconds, self.clock = max_games, idle_seconds, clock
         self.games: OrderedDict[str, _Game] = OrderedDict()
+        self.finished: OrderedDict[str, _Game] = OrderedDict()
         self.lock = threading.Lock()
+        """Guards the two dicts only, never a game's work."""
 
     def _sweep(self) -> None:
         now = self.clock()
-        for gid in [g for g, game in self.games.items() if now - game.touched > self.idle_seconds]:
+        for gid in [g for g, game in self.games.items() if now - game.moved > self.idle_seconds]:
             del self.games[gid]
 
     def add(self, session: GameSession) -> str:
-        self._sweep()
-        if len(self.games) >= self.max_games:
-            raise HTTPException(503, f"the server holds its limit of {self.max_games} games; try again later")
-        gid = secrets.token_urlsafe(16)
-        self.games[gid] = _Game(session, self.clock())
-        return gid
+        with self.lock:
+            self._sweep()
+            if len(self.games) >= self.max_games:
+                raise HTTPException(
+                    503, f"the server holds its limit of {self.max_games} games in play; try again later"
+                )
+            gid = secrets.token_urlsafe(16)
+            self.games[gid] = _Game(session, self.clock())
+            return gid
 
-    def get(self, gid: str) -> GameSession:
-        self._sweep()
-        game = self.games.get(gid)
+    def get(self, gid: str) -> _Game:
+        with self.lock:
+            self._sweep()
+            game = self.games.get(gid) or self.finished.get(gid)
         if game is None:
             raise HTTPException(
                 404,
-                f"unknown game id (games idle for {self.idle_seconds:.0f} s are dropped); start a new game",
+                f"unknown game id: games live in this server's memory only, so a restart ends them, and a "
+                f"game with no move for {self.idle_seconds / 60:.0f} min is dropped; start a new game",
             )
-        game.touched = self.clock()
-        return game.session
+        return game
+
+    def moved(self, gid: str, game: _Game) -> None:
+        """After a move: the game's idle clock restarts, and a finished game frees its slot."""
+        with self.lock:
+            game.moved = self.clock()
+            if game.session.over and self.games.pop(gid, None) is not None:
+                self.finished[gid] = game
+                while len(self.finished) > FINISHED_KEPT:
+                    self.finished.popitem(last=False)
+
+
+class RateLimit:
+    """At most ``per_minute`` events per key in any minute (a sliding window)."""
+
+    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.per_minute, self.clock = per_minute, clock
+        self.events: dict[str, deque[float]] = {}
+        self.lock = threading.Lock()
+
+    def allow(self, key: str) -> bool:
+        now = self.clock()
+        with self.lock:
+            if len(self.events) > 10_000:  # forget quiet clients
+                self.events = {k: q for k, q in self.events.items() if q and now - q[-1] < 60}
+            window = self.events.setdefault(key, deque())
+            while window and now - window[0] >= 60:
+                window.popleft()
+            if len(window) >= self.per_minute:
+                return False
+            window.append(now)
+            return True
+
+
+def _number(text: str) -> float:
+    raise ValueError(f"numbers must be finite, got {text}")
+
+
+def _int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise ValueError(f"integers may have at most {MAX_DIGITS} digits, got {len(text.lstrip('-'))}")
+    return int(text)
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"numbers must be finite, got {text[:20]}")
+    return value
+
+
+def parse_json(body: bytes) -> Any:
+    """A request body as JSON: refuses NaN, Infinity, overflowing and over-long numbers (422)."""
+    try:
+        return json.loads(body, parse_constant=_number, parse_int=_int, parse_float=_float)
+    except (ValueError, RecursionError) as e:  # JSONDecodeError is a ValueError
+        raise HTTPException(422, f"the body is not valid JSON: {_excerpt(str(e))}") from None
+
+
+def validate(model: type[BaseModel], data: Any) -> Any:
+    """``data`` as ``model``, or a 422 naming the fields at fault (never echoing the input)."""
+    try:
+        return model.model_validate(data if data is not None else {})
+    except ValidationError as e:
+        problems = "; ".join(
+            f"{'.'.join(str(x) for x in err['loc']) or 'body'}: {err['msg']}" for err in e.errors()[:5]
+        )
+        raise HTTPException(422, _excerpt(problems, 300)) from None
+
+
+def _excerpt(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The request body, refused (413) past ``limit`` bytes before it is all read, and (415)
+    unless it is declared ``application/json``."""
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "application/json":
+        raise HTTPException(415, f"send the body as application/json, not {_excerpt(kind or 'nothing', 40)}")
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or len(declared) > 12 or int(declared) > limit):
+        raise HTTPException(413, f"a request body here is at most {limit} bytes")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise HTTPException(413, f"a request body here is at most {limit} bytes")
+    return bytes(body)
 
 
 def create_app(
@@ -106,16 +234,34 @@ def create_app(
     round_limit: int | None = None,
     max_games: int = 100,
     idle_seconds: float = 3600.0,
+    allowed_hosts: list[str] | None = None,
+    new_games_per_minute: int = NEW_GAMES_PER_MINUTE,
 ) -> FastAPI:
     """The app; ``opponent`` (any player spec, checked now) is the default and joins the
-    built-in bots a browser may pick: a browser never names a file."""
+    built-in bots a browser may pick: a browser never names a file.  ``allowed_hosts``: the
+    host names (``Host`` header, port ignored) this server answers to; None: any (for tests
+    and embedding; the command passes its own)."""
     parse_player(opponent)
     allowed = list(dict.fromkeys([opponent, *BUILTIN_OPPONENTS]))
     store = GameStore(max_games, idle_seconds)
+    limiter = RateLimit(new_games_per_minute)
     app = FastAPI(title="Hanamikoji", docs_url=None, redoc_url=None, openapi_url=None)
     static = resources.files("hanamikoji_env.play") / "static"
     app.mount("/static", StaticFiles(directory=str(static)), name="static")
     app.state.store = store
+    app.state.limiter = limiter
+    hosts = None if allowed_hosts is None else {h.lower() for h in allowed_hosts}
+
+    @app.middleware("http")
+    async def same_origin(request: Request, call_next: Callable) -> Response:
+        host = request.headers.get("host", "")
+        name = urlsplit(f"//{host}").hostname or ""
+        if hosts is not None and name not in hosts:
+            return JSONResponse({"detail": "unknown Host: this server answers to its own address only"}, 400)
+        origin = request.headers.get("origin")
+        if request.method not in ("GET", "HEAD") and origin is not None and urlsplit(origin).netloc != host:
+            return JSONResponse({"detail": "cross-origin writes are refused"}, 403)
+        return await call_next(request)
 
     def view(gid: str, session: GameSession) -> dict[str, Any]:
         return {"id": gid, **session.view()}
@@ -129,69 +275,80 @@ def create_app(
         return {"opponents": allowed, "default": opponent}
 
     @app.post("/api/games")
-    def new_game(body: NewGame | None = None) -> dict[str, Any]:
-        body = body or NewGame()
+    async def new_game(request: Request) -> dict[str, Any]:
+        body = validate(
+            NewGame,
+            parse_json(await read_body(request, MAX_BODY_BYTES)) if await _has_body(request) else None,
+        )
         chosen = body.opponent or opponent
         if chosen not in allowed:
-            raise HTTPException(400, f"opponent must be one of {allowed}, got {chosen[:50]!r}")
-        session = GameSession(chosen, body.seat, body.seed, round_limit, source="hanamikoji-serve")
-        with store.lock:
+            raise HTTPException(400, f"opponent must be one of {allowed}, got {_excerpt(chosen, 50)!r}")
+        client = request.client.host if request.client else "?"
+        if not limiter.allow(client):
+            raise HTTPException(429, f"at most {limiter.per_minute} new games a minute from one address")
+
+        def start() -> dict[str, Any]:
+            session = GameSession(chosen, body.seat, body.seed, round_limit, source="hanamikoji-serve")
             return view(store.add(session), session)
+
+        return await run_in_threadpool(start)
 
     @app.get("/api/games/{gid}")
     def get_game(gid: str) -> dict[str, Any]:
-        with store.lock:
-            return view(gid, store.get(gid))
+        game = store.get(gid)
+        with game.lock:
+            return view(gid, game.session)
 
     @app.post("/api/games/{gid}/actions")
-    def play(gid: str, move: Move) -> dict[str, Any]:
-        with store.lock:
-            session = store.get(gid)
-            try:
-                session.play(move.action)
-            except ValueError as e:
-                raise HTTPException(400, str(e)) from None
-            return view(gid, session)
+    async def play(gid: str, request: Request) -> dict[str, Any]:
+        move = validate(Move, parse_json(await read_body(request, MAX_BODY_BYTES)))
+
+        def act() -> dict[str, Any]:
+            game = store.get(gid)
+            with game.lock:
+                try:
+                    game.session.play(move.action)
+                except ValueError as e:
+                    raise HTTPException(400, _excerpt(str(e), 300)) from None
+                store.moved(gid, game)
+                return view(gid, game.session)
+
+        return await run_in_threadpool(act)
 
     @app.get("/api/games/{gid}/record")
     def record(gid: str) -> Response:
-        with store.lock:
-            session = store.get(gid)
-            if not session.over:
+        game = store.get(gid)
+        with game.lock:
+            if not game.session.over:
                 raise HTTPException(409, "the game is not over: its record would show the hidden cards")
-            line = session.record().to_json() + "\n"
+            line = game.session.record().to_json() + "\n"
         headers = {"Content-Disposition": f'attachment; filename="hanamikoji-{gid[:8]}.jsonl"'}
         return Response(line, media_type="application/x-ndjson", headers=headers)
 
     @app.post("/api/replay")
     async def replay(request: Request) -> dict[str, Any]:
-        data = (await _read_bounded(request, records.MAX_LINE_BYTES)).decode("utf-8", "replace").strip()
-        if not data:
-            raise HTTPException(400, "send the text of a record file (one game, JSON lines)")
-        lines = [line for line in data.splitlines() if line.strip()]
-        if len(lines) != 1:
-            raise HTTPException(400, f"send one game record, got {len(lines)} lines")
-        try:
-            record = records.parse_line(lines[0], "the record")
-            frames = replay_frames(record)
-        except records.RecordError as e:
-            raise HTTPException(400, str(e)) from None
-        return {"players": list(record.players), "round_limit": record.round_limit, "frames": frames}
+        data = parse_json(await read_body(request, records.MAX_LINE_BYTES))
+
+        def frames() -> dict[str, Any]:
+            try:
+                record = records.parse_record(data, "the record")
+                if len(record.actions) > MAX_REPLAY_DECISIONS:
+                    raise records.RecordError(
+                        f"the record has {len(record.actions)} decisions; a replay shows at most {MAX_REPLAY_DECISIONS}"
+                    )
+                shown = replay_frames(record)
+            except records.RecordError as e:
+                raise HTTPException(400, _excerpt(str(e), 300)) from None
+            return {"players": list(record.players), "round_limit": record.round_limit, "frames": shown}
+
+        return await run_in_threadpool(frames)
 
     return app
 
 
-async def _read_bounded(request: Request, limit: int) -> bytes:
-    """The request body, refused (413) past ``limit`` bytes without reading it all."""
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise HTTPException(413, f"a record upload is at most {limit} bytes")
-    body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limit:
-            raise HTTPException(413, f"a record upload is at most {limit} bytes")
-    return bytes(body)
+async def _has_body(request: Request) -> bool:
+    """Whether a POST carries a body (a new game may come without one: the defaults)."""
+    return request.headers.get("content-length", "0") != "0" or "transfer-encoding" in request.headers
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -208,6 +365,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--round-limit", type=int, default=None, help="play at most this many rounds")
     p.add_argument("--max-games", type=int, default=100, help="games kept at once (default 100)")
     p.add_argument("--idle-minutes", type=float, default=60.0, help="drop a game idle this long (default 60)")
+    p.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="another host name the page is served under (repeatable; the bind address and localhost "
+        "are always allowed)",
+    )
     return p
 
 
@@ -215,11 +380,11 @@ def main(argv: list[str] | None = None) -> None:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        if args.round_limit is not None and args.round_limit < 1:
-            raise ValueError(f"--round-limit must be >= 1, got {args.round_limit}")
-        if args.max_games < 1 or not args.idle_minutes > 0:
-            raise ValueError("--max-games must be >= 1 and --idle-minutes > 0")
-        app = create_app(args.opponent, args.round_limit, args.max_games, args.idle_minutes * 60)
+        round_limit = check_round_limit(args.round_limit)
+        if not 1 <= args.max_games <= 100_000 or not 0 < args.idle_minutes <= 7 * 24 * 60:
+            raise ValueError("--max-games must be in [1, 100000] and --idle-minutes in (0, 10080]")
+        hosts = ["127.0.0.1", "localhost", "::1", args.host, *args.allowed_host]
+        app = create_app(args.opponent, round_limit, args.max_games, args.idle_minutes * 60, hosts)
     except ValueError as e:
         parser.error(str(e))
     import uvicorn

@@ -18,6 +18,7 @@ nothing is hidden there).
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 import numpy as np
@@ -55,6 +56,7 @@ VIEW_KEYS = (
     "events",
     "last_round",
     "result",
+    "practice",
 )
 
 
@@ -65,7 +67,12 @@ def card_names(cards: tuple[int, ...] | list[int]) -> str:
 class GameSession:
     """One game of a person (``seat``) against the bot of ``opponent`` (a player spec, or a
     ready ``bot``).  ``seed`` deals the cards and seeds the bot; ``decks`` scripts the deals
-    as the env's ``reset(options={"decks": ...})`` does."""
+    as the env's ``reset(options={"decks": ...})`` does.
+
+    Without a ``seed`` the game draws 128 bits from the operating system, so no one can
+    recover the deal from their own cards; a chosen ``seed`` (or scripted decks) lets whoever
+    chose it know every card, so such a game is a *practice* game (``view()["practice"]``,
+    and its record's meta), and only a practice game's record names its seed."""
 
     def __init__(
         self,
@@ -79,8 +86,9 @@ class GameSession:
     ) -> None:
         if seat not in (0, 1) or isinstance(seat, bool):
             raise ValueError(f"seat must be 0 or 1, got {seat!r}")
+        self.practice = seed is not None or decks is not None
         if seed is None:
-            seed = int(np.random.default_rng().integers(2**31))
+            seed = secrets.randbits(128)
         self.opponent = opponent
         self.bot = bot if bot is not None else parse_player(opponent).make(seed, round_limit)
         self.bot.reset(seed=seed + 1)
@@ -187,13 +195,16 @@ class GameSession:
             "events": list(self.events),
             "last_round": _scoring_event(last[-1], self.seat) if last else None,
             "result": self.result(),
+            "practice": self.practice,
         }
 
     def record(self) -> records.GameRecord:
         """The game record of the finished game."""
         players = [self.opponent, self.opponent]
         players[self.seat] = HUMAN
-        meta: records.Meta = {"source": self.source, "seed": self.seed, "human_seat": self.seat}
+        meta: records.Meta = {"source": self.source, "human_seat": self.seat, "practice": self.practice}
+        if self.practice:
+            meta["seed"] = self.seed  # the player chose it: it reveals nothing they did not know
         return records.from_env(self.env, (players[0], players[1]), meta)
 
 

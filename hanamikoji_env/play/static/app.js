@@ -25,7 +25,7 @@ async function api(method, path, body, raw = false) {
   const options = { method, headers: {} };
   if (body !== undefined) {
     options.body = raw ? body : JSON.stringify(body);
-    options.headers["Content-Type"] = raw ? "text/plain" : "application/json";
+    options.headers["Content-Type"] = "application/json";  // the server takes JSON only
   }
   const response = await fetch(path, options);
   const data = await response.json().catch(() => ({}));
@@ -174,7 +174,9 @@ function goTo(i) {
 }
 
 async function replayText(text) {
-  showReplay(await api("POST", "/api/replay", text, true));
+  const lines = text.split("\n").filter((line) => line.trim());
+  if (lines.length !== 1) throw new Error(`send one game record, got ${lines.length} lines`);
+  showReplay(await api("POST", "/api/replay", lines[0], true));  // a record line is a JSON object
 }
 
 // ----------------------------------------------------------------- wiring ---

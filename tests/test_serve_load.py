@@ -1,0 +1,92 @@
+"""The browser server under load, over real sockets: one client's hostile or slow work never
+delays another's game (loopback only, bounded in time; the slow set)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+
+import httpx
+import numpy as np
+import pytest
+import uvicorn
+
+from hanamikoji_env.play.server import create_app
+
+
+@pytest.fixture
+def server() -> Iterator[str]:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    app = create_app("random", max_games=200, new_games_per_minute=1000)
+    config = uvicorn.Config(app, log_level="error")
+    srv = uvicorn.Server(config)
+    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not srv.started:
+        time.sleep(0.01)
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    thread.join(10)
+
+
+def _move(http: httpx.Client, game: dict) -> dict:
+    response = http.post(f"/api/games/{game['id']}/actions", json={"action": game["choices"][0]["action"]})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+@pytest.mark.slow
+def test_a_huge_body_is_refused_at_once_while_another_game_moves(server: str) -> None:
+    with httpx.Client(base_url=server, timeout=10) as http:
+        game = http.post("/api/games", json={}).json()
+        refused: list[tuple[int, float]] = []
+
+        def flood() -> None:
+            start = time.perf_counter()
+            body = b'{"opponent": "' + b"x" * 25_000_000 + b'"}'
+            try:
+                status = httpx.post(
+                    f"{server}/api/games", content=body, headers={"content-type": "application/json"}
+                ).status_code
+            except httpx.HTTPError:  # the server may close the connection on the refused upload
+                status = 413
+            refused.append((status, time.perf_counter() - start))
+
+        flooder = threading.Thread(target=flood)
+        flooder.start()
+        start = time.perf_counter()
+        game = _move(http, game)
+        assert time.perf_counter() - start < 1.0
+        flooder.join(10)
+        assert refused and refused[0][0] == 413 and refused[0][1] < 1.0
+
+
+@pytest.mark.slow
+def test_fifty_games_against_search_leave_a_random_game_responsive(server: str) -> None:
+    stop = threading.Event()
+
+    def player() -> None:
+        with httpx.Client(base_url=server, timeout=60) as http:
+            game = http.post("/api/games", json={"opponent": "search"}).json()
+            while not stop.is_set() and game["result"] is None:
+                game = _move(http, game)
+
+    players = [threading.Thread(target=player, daemon=True) for _ in range(50)]
+    for p in players:
+        p.start()
+    time.sleep(2.0)  # the searches are under way
+    latencies = []
+    with httpx.Client(base_url=server, timeout=30) as http:
+        game = http.post("/api/games", json={"opponent": "random"}).json()
+        for _ in range(40):
+            start = time.perf_counter()
+            game = _move(http, game) if game["result"] is None else http.post("/api/games", json={}).json()
+            latencies.append(time.perf_counter() - start)
+    stop.set()
+    for p in players:
+        p.join(60)
+    assert np.percentile(latencies, 99) < 1.0, sorted(latencies)[-5:]
