@@ -204,9 +204,11 @@ def parse_line(line: str | bytes, where: str = "record") -> GameRecord:
     if len(line) > MAX_LINE_BYTES:
         raise RecordError(f"{where}: longer than {MAX_LINE_BYTES} bytes; a game record is far smaller")
     try:
-        data = json.loads(line, parse_constant=_refuse_constant)
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as e:
-        raise RecordError(f"{where}: not valid JSON ({e})") from None
+        data = json.loads(line, parse_constant=_refuse_constant, parse_int=_json_int)
+    except RecordError as e:
+        raise RecordError(f"{where}: {e}") from None
+    except (ValueError, RecursionError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise RecordError(f"{where}: not valid JSON ({_short(str(e))})") from None
     return parse_record(data, where)
 
 
@@ -346,6 +348,12 @@ def verify(record: GameRecord, where: str = "record") -> None:
 
 def _refuse_constant(name: str) -> None:
     raise RecordError(f"{name} is not allowed in a game record")
+
+
+def _json_int(text: str) -> int:
+    if len(text) > 20:  # no field of a record needs more; Python would refuse past 4300 digits anyway
+        raise RecordError(f"a number of {len(text)} digits is not allowed in a game record")
+    return int(text)
 
 
 def _short(value: object) -> str:

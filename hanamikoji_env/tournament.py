@@ -43,6 +43,8 @@ from hanamikoji_env.stats import bradley_terry, wilson
 
 SCHEMA = "hanamikoji-eval/1"
 GAMES_FILE = "games.jsonl"
+MAX_GAMES = 10_000_000
+"""The most games per pair a tournament plays (its tasks are listed up front)."""
 
 
 # ------------------------------------------------------------ playing ---
@@ -243,6 +245,8 @@ def run_tournament(
     play batches (``Bot.batched``: random, heuristic, search, checkpoints) plays each task's
     games in lockstep, one ``act_batch`` call per player and step; the same games as one at a
     time (``batch=False``), only faster."""
+    if games > MAX_GAMES:
+        raise ValueError(f"games must be at most {MAX_GAMES:,} per pair, got {games:,}")
     if games < 2 or games % 2:
         raise ValueError(f"games must be a positive even number (each deal is played twice), got {games}")
     if len(players) < 2:

@@ -34,3 +34,36 @@ def test_not_an_sb3_zip(tmp_path, content) -> None:
         SB3Bot(path)
     with pytest.raises(ValueError, match="does not exist"):
         SB3Bot(tmp_path / "missing.zip")
+
+
+@pytest.mark.parametrize(
+    ("net_arch", "message"),
+    [
+        ([25000, 25000], r"1,256,150,024 weights .* refused before building it"),
+        ({"pi": [64], "vf": [10**6, 10**6]}, "want at most 16 layers of 1..65536 units"),
+        ([64] * 40, "want at most 16 layers"),
+        ("wide", "want at most 16 layers"),
+    ],
+)
+def test_a_declared_network_too_large_is_refused_before_it_is_built(tmp_path, net_arch, message) -> None:
+    """A 13 KB zip whose policy_kwargs ask for two 25,000-unit layers used to grow past 7 GB."""
+    import resource
+
+    path = tmp_path / "wide.zip"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("data", json.dumps({"policy_kwargs": {"net_arch": net_arch}}))
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(ValueError, match=message):
+        SB3Bot(path)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100 * 2**10  # KiB: under 100 MB
+
+
+def test_a_zip_that_would_unpack_to_gigabytes_is_refused_unread(tmp_path) -> None:
+    path = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        z.writestr("data", json.dumps({}))
+        with z.open("policy.pth", "w", force_zip64=True) as big:
+            for _ in range(20):
+                big.write(bytes(2**24))  # 320 MiB of zeros, a few hundred KB on disk
+    with pytest.raises(ValueError, match=r"unpacks to 320 MiB .* refused unread"):
+        SB3Bot(path)

@@ -658,3 +658,26 @@ def test_pretrained_names_the_shipped_agent_everywhere(tmp_path, monkeypatch) ->
     )
     cfg = Config.from_dict({"init_from": "pretrained", **shipped["model_config"]}).validate()
     assert cfg.init_from == "pretrained"
+
+
+def test_a_run_folder_takes_one_trainer_at_a_time(tmp_path) -> None:
+    from training.checkpoints import lock_run
+
+    cfg = Config.from_dict({**TINY, "runs_dir": str(tmp_path)})
+    run_dir = tmp_path / "busy"
+    run_dir.mkdir()
+    held = lock_run(run_dir)  # as another process training into it would
+    with pytest.raises(
+        RuntimeError, match=rf"{run_dir} is in use: process {os.getpid()} is training into it"
+    ):
+        train(cfg, run_dir, progress=False, stop_after=1)
+    assert not (run_dir / "config.json").exists()  # refused before writing anything
+    held.close()
+    train(cfg, run_dir, progress=False, stop_after=1)  # free again
+    assert (run_dir / "config.json").is_file()
+
+
+@pytest.mark.parametrize("name", ["..", ".", ".hidden", "a/b", "a\0b", "", "x" * 201])
+def test_run_names_are_plain_folder_names(name: str) -> None:
+    with pytest.raises(ValueError, match="run_name must be a plain folder name"):
+        Config.from_dict({"run_name": name}).validate()

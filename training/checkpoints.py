@@ -14,8 +14,9 @@ checks that a run can resume.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from hanamikoji_env.nn import CheckpointError, load_checkpoint
 from training.config import Config
@@ -52,3 +53,29 @@ def describe_kept(run_dir: Path) -> str:
         f"kept {run_dir} at update {update}: resume with hanamikoji-train --resume {run_dir}, or evaluate "
         f"it with hanamikoji-eval --players ckpt:{Path(run_dir) / POLICY} heuristic search"
     )
+
+
+def lock_run(run_dir: Path) -> IO[str]:
+    """Hold ``run_dir`` for this process until the returned file is closed: a second process
+    training into the same folder gets a one-line ``RuntimeError`` naming the holder.  (POSIX
+    advisory locks; where ``fcntl`` is missing, as on Windows, nothing is locked.)"""
+    path = Path(run_dir) / ".lock"
+    handle = open(path, "a+")  # noqa: SIM115 - held open for the run; the caller closes it
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        return handle
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.seek(0)
+        holder = handle.read().strip()[:20] or "another process"
+        handle.close()
+        raise RuntimeError(
+            f"{run_dir} is in use: process {holder} is training into it; wait for it to finish or set another run_name"
+        ) from None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(str(os.getpid()))
+    handle.flush()
+    return handle

@@ -224,8 +224,15 @@ class Config:
             raise ValueError("num_envs * rollout_steps must be divisible by num_minibatches")
         if check_files and self.init_from is not None and not resolve_checkpoint(self.init_from).is_file():
             raise ValueError(f"init_from: {self.init_from} does not exist")
-        if not self.run_name or "/" in self.run_name or len(self.run_name) > 200:
-            raise ValueError(f"run_name must be a plain folder name, got {short(self.run_name)}")
+        if not isinstance(self.run_name, str) or not re.fullmatch(
+            r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}", self.run_name
+        ):
+            raise ValueError(
+                f"run_name must be a plain folder name (letters, digits, . _ -, not starting with a dot), "
+                f"got {short(self.run_name)}"
+            )
+        if "\0" in self.runs_dir or len(self.runs_dir) > 1000:
+            raise ValueError(f"runs_dir must be a folder path, got {short(self.runs_dir)}")
         return self
 
     def to_dict(self) -> dict[str, Any]:
@@ -241,14 +248,16 @@ def dataclass_from_dict(cls: type, data: dict[str, Any], source: str) -> Any:
     if not isinstance(data, dict):
         raise ValueError(f"{source} must be a mapping of hyperparameters, got {type(data).__name__}")
     fields = {f.name: f for f in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - set(fields))
+    unknown = sorted(map(str, set(data) - set(fields)))
     if unknown:
         raise ValueError(f"{source}: unknown keys {short(unknown)}; known: {sorted(fields)}")
     defaults = cls()
-    values = {
-        key: _coerce(key, value, getattr(defaults, key), fields[key].type, source)
-        for key, value in data.items()
-    }
+    values = {}
+    for key, value in data.items():
+        try:
+            values[key] = _coerce(key, value, getattr(defaults, key), fields[key].type, source)
+        except OverflowError:  # an int too large for a float (a 400-digit learning_rate)
+            raise ValueError(f"{source}: {key} holds a number too large for a float") from None
     return cls(**values)
 
 
@@ -356,5 +365,9 @@ class _NoAliasLoader(yaml.SafeLoader):
 
 
 def parse_yaml(text: str) -> Any:
-    """YAML text as Python data, with the safe loader and no aliases."""
-    return yaml.load(text, Loader=_NoAliasLoader)
+    """YAML text as Python data, with the safe loader and no aliases (a nesting too deep to
+    parse is a ``yaml.YAMLError`` like any other malformed text)."""
+    try:
+        return yaml.load(text, Loader=_NoAliasLoader)
+    except RecursionError:
+        raise yaml.YAMLError("nested too deeply") from None

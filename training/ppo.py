@@ -47,6 +47,7 @@ import torch
 from torch import nn
 
 from hanamikoji_env.nn import (
+    CheckpointError,
     PolicyNet,
     load_checkpoint,
     policy_from,
@@ -55,7 +56,7 @@ from hanamikoji_env.nn import (
     save_checkpoint,
     widen,
 )
-from training.checkpoints import CHECKPOINT, POLICY, check_resumable
+from training.checkpoints import CHECKPOINT, POLICY, check_resumable, lock_run
 from training.collector import Collector, gae
 from training.config import Config
 from training.critic import OracleCritic, Values
@@ -287,15 +288,21 @@ class Trainer:
     def restore(self) -> None:
         """Load ``checkpoint.pt`` of the run folder: the run continues exactly."""
         data = check_resumable(self.cfg, self.run_dir)
-        self.model.load_state_dict(data["state_dict"])
-        self.optimizer.load_state_dict(data["optimizer"])
-        self.gen.set_state(data["torch_generator"])
-        self.rng.bit_generator.state = data["rng"]
-        self.collector.load(data)
-        if self.values.critic is not None:
-            self.values.critic.load_state_dict(data["critic"])
-            self.values.optimizer.load_state_dict(data["critic_optimizer"])  # type: ignore[union-attr]
-        self.update, self.decisions, self.games = data["update"], data["decisions"], data["games"]
+        try:
+            self.model.load_state_dict(data["state_dict"])
+            self.optimizer.load_state_dict(data["optimizer"])
+            self.gen.set_state(data["torch_generator"])
+            self.rng.bit_generator.state = data["rng"]
+            self.collector.load(data)
+            if self.values.critic is not None:
+                self.values.critic.load_state_dict(data["critic"])
+                self.values.optimizer.load_state_dict(data["critic_optimizer"])  # type: ignore[union-attr]
+            self.update, self.decisions, self.games = data["update"], data["decisions"], data["games"]
+        except (KeyError, TypeError, ValueError, RuntimeError, IndexError, AttributeError) as e:
+            raise CheckpointError(
+                f"{self.run_dir / CHECKPOINT} cannot be resumed: a saved state in it is damaged "
+                f"({type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else 'no detail'})"
+            ) from None
         self.saved_update = self.update
         self.last_eval = dict(data["last_eval"])
 
@@ -304,18 +311,28 @@ def train(
     cfg: Config, run_dir: Path, resume: bool = False, progress: bool = True, stop_after: int | None = None
 ) -> Trainer:
     """Train until ``cfg.total_decisions`` (or ``stop_after`` more updates, for tests)."""
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    lock = lock_run(run_dir)  # one process trains into a run folder at a time: before it writes there
+    try:
+        trainer = Trainer(cfg, run_dir)
+        if resume:
+            trainer.restore()
+        else:
+            (run_dir / "config.json").write_text(json.dumps(cfg.to_dict(), indent=2))
+        for name in (CHECKPOINT, POLICY):
+            remove_stale_temporaries(run_dir / name)  # left by a save that was killed midway
+        _loop(trainer, cfg, run_dir, progress, stop_after)
+    finally:
+        lock.close()
+    return trainer
+
+
+def _loop(trainer: Trainer, cfg: Config, run_dir: Path, progress: bool, stop_after: int | None) -> None:
+    """:func:`train`'s updates: collect, learn, snapshot, evaluate, save, log."""
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
-    run_dir = Path(run_dir)
-    trainer = Trainer(cfg, run_dir)
-    if resume:
-        trainer.restore()
-    else:
-        run_dir.mkdir(parents=True, exist_ok=True)
-        (run_dir / "config.json").write_text(json.dumps(cfg.to_dict(), indent=2))
-    for name in (CHECKPOINT, POLICY):
-        remove_stale_temporaries(run_dir / name)  # left by a save that was killed midway
     writer = SummaryWriter(str(run_dir / "tb"))
     bar = tqdm(total=cfg.total_decisions, initial=min(trainer.decisions, cfg.total_decisions), unit="dec",
                disable=not progress, smoothing=0.1)  # fmt: skip
@@ -358,4 +375,3 @@ def train(
         )
     bar.close()
     writer.close()
-    return trainer

@@ -96,9 +96,15 @@ def main(argv: list[str] | None = None) -> None:
             progress=not args.no_progress,
             stop_after=args.stop_after,
         )
-    except TrainingDivergedError as e:
+    except RuntimeError as e:  # diverged, or the run folder in use by another process
         print(f"error: {e}", file=sys.stderr)
         raise SystemExit(1) from None
+    except ValueError as e:  # a damaged checkpoint to resume, a device this machine lacks
+        print(f"error: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
+    except OSError as e:  # the run folder cannot be made or written (runs_dir=/proc/nope)
+        print(f"error: {e.filename or run_dir}: {e.strerror or e}", file=sys.stderr)
+        raise SystemExit(2) from None
     except KeyboardInterrupt:
         print(f"\ninterrupted: {describe_kept(run_dir)}", file=sys.stderr)
         raise SystemExit(130) from None

@@ -9,6 +9,7 @@ weights themselves are read by SB3 with ``torch.load(weights_only=True)``.
 
 from __future__ import annotations
 
+import itertools
 import json
 import zipfile
 from pathlib import Path
@@ -45,6 +46,38 @@ def safe_custom_objects() -> dict[str, Any]:
     }
 
 
+MAX_UNPACKED_BYTES = 256 * 2**20
+MAX_DATA_BYTES = 2**20
+MAX_PARAMETERS = 20_000_000
+"""The largest network an SB3 zip may declare (80 MB of float32 weights, each for policy and value)."""
+
+
+def _check_network_size(path: Path, data: dict[str, Any]) -> None:
+    """``ValueError`` unless the zip's declared ``policy_kwargs.net_arch`` is a few layers of sane
+    widths whose weights fit :data:`MAX_PARAMETERS`: checked before MaskablePPO builds anything."""
+    kwargs = data.get("policy_kwargs") or {}
+    arch = kwargs.get("net_arch", [64, 64]) if isinstance(kwargs, dict) else None
+    nets = [arch.get("pi"), arch.get("vf")] if isinstance(arch, dict) else [arch, arch]
+    total = 0
+    for net, out in zip(nets, (NUM_ACTIONS, 1), strict=True):
+        widths = [] if net is None else net
+        if (
+            not isinstance(widths, list)
+            or len(widths) > 16
+            or not all(type(w) is int and 1 <= w <= 65536 for w in widths)
+        ):
+            raise ValueError(
+                f"{path} declares a network of {str(arch)[:80]}: want at most 16 layers of 1..65536 units"
+            )
+        sizes = [OBS_SIZE, *widths, out]
+        total += sum(a * b + b for a, b in itertools.pairwise(sizes))
+    if total > MAX_PARAMETERS:
+        raise ValueError(
+            f"{path} declares a network of {total:,} weights (net_arch {str(arch)[:60]}), more than an SB3 "
+            f"model here may hold ({MAX_PARAMETERS:,}): refused before building it"
+        )
+
+
 class SB3Bot(Bot):
     """``SB3Bot(path, seed=0, deterministic=True)`` for a ``MaskablePPO`` zip trained on SingleAgentEnv."""
 
@@ -59,9 +92,17 @@ class SB3Bot(Bot):
         overrides = safe_custom_objects()
         try:
             with zipfile.ZipFile(self.path) as z:
+                unpacked = sum(info.file_size for info in z.infolist())
+                if unpacked > MAX_UNPACKED_BYTES or z.getinfo("data").file_size > MAX_DATA_BYTES:
+                    raise ValueError(
+                        f"{self.path} unpacks to {unpacked / 2**20:,.0f} MiB (its 'data' entry to "
+                        f"{z.getinfo('data').file_size / 2**20:,.1f} MiB), more than an SB3 model here may "
+                        f"({MAX_UNPACKED_BYTES / 2**20:.0f} MiB, 'data' {MAX_DATA_BYTES / 2**20:.0f} MiB): refused unread"
+                    )
                 data = json.loads(z.read("data"))
-        except (zipfile.BadZipFile, KeyError, json.JSONDecodeError, OSError) as e:
-            raise ValueError(f"{self.path} is not a Stable-Baselines3 zip ({e})") from None
+        except (zipfile.BadZipFile, KeyError, json.JSONDecodeError, OSError, RecursionError) as e:
+            raise ValueError(f"{self.path} is not a Stable-Baselines3 zip ({type(e).__name__})") from None
+        _check_network_size(self.path, data)
         pickled = {k for k, v in data.items() if isinstance(v, dict) and ":serialized:" in v}
         unknown = sorted(pickled - set(overrides))
         if unknown:

@@ -1,0 +1,88 @@
+"""Hostile or broken files and arguments: every one is a one-line error naming the input, never a
+traceback, an overflow or a memory bomb (the server's own tests are in test_play.py and
+test_serve_load.py; checkpoints and SB3 zips in test_nn.py and test_sb3_bot.py)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from hanamikoji_env.bots.spec import parse_player
+from hanamikoji_env.records import main as records_main
+from hanamikoji_env.tournament import run_tournament
+from training.config import Config, load_config
+from training.ppo import CHECKPOINT, train
+from training.train import main as train_main
+
+TINY = {
+    "num_envs": 8,
+    "rollout_steps": 8,
+    "hidden": 16,
+    "num_minibatches": 2,
+    "eval_games": 2,
+    "total_decisions": 10**6,
+}
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('{"schema": ' + "9" * 5000 + "}", "games.jsonl:1: a number of 5000 digits is not allowed"),
+        ('{"schema": NaN}', "games.jsonl:1: NaN is not allowed in a game record"),
+        ('{"schema": 1e400}', "games.jsonl:1: "),
+    ],
+)
+def test_record_files_fail_in_one_line_naming_the_line(tmp_path, capsys, line, message) -> None:
+    path = tmp_path / "games.jsonl"
+    path.write_text(line + "\n")
+    with pytest.raises(SystemExit) as stop:
+        records_main(["verify", str(path)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert stop.value.code == 1 and len(err) == 1 and message in err[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("learning_rate: " + "9" * 400, "learning_rate holds a number too large for a float"),
+        ("bot_shares: {random: " + "9" * 400 + "}", "bot_shares holds a number too large for a float"),
+        ("1: 2\nfoo: 3", r"unknown keys \['1', 'foo'\]"),
+        ("[" * 100_000, "not valid YAML: nested too deeply"),
+    ],
+)
+def test_hostile_configs_are_value_errors(tmp_path, text, message) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(text + "\n")
+    with pytest.raises(ValueError, match=message):
+        load_config(path)
+
+
+def test_a_run_folder_that_cannot_be_made_is_one_line(tmp_path, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    overrides = [f"{k}={v}" for k, v in TINY.items()] + [f"runs_dir={blocker}/runs"]
+    with pytest.raises(SystemExit) as stop:
+        train_main(["--no-progress", *overrides])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert stop.value.code == 2 and len(err) == 1 and err[0].startswith("error: ") and str(blocker) in err[0]
+
+
+def test_resuming_a_damaged_checkpoint_is_one_line(tmp_path, capsys) -> None:
+    cfg = Config.from_dict({**TINY, "runs_dir": str(tmp_path), "run_name": "run"})
+    run_dir = tmp_path / "run"
+    train(cfg, run_dir, progress=False, stop_after=1)
+    data = torch.load(run_dir / CHECKPOINT, weights_only=True)
+    data["optimizer"]["state"] = {0: {"exp_avg": torch.zeros(3)}}  # the wrong shapes for the network
+    data["rng"] = {"bit_generator": "nonsense"}
+    torch.save(data, run_dir / CHECKPOINT)
+    with pytest.raises(SystemExit) as stop:
+        train_main(["--resume", str(run_dir), "--no-progress"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert stop.value.code == 2 and len(err) == 1
+    assert f"{run_dir / CHECKPOINT} cannot be resumed: a saved state in it is damaged" in err[0]
+
+
+def test_a_tournament_too_large_to_list_is_refused_at_once() -> None:
+    with pytest.raises(ValueError, match="games must be at most 10,000,000 per pair"):
+        run_tournament([parse_player("random"), parse_player("heuristic")], 10**12, progress=False)
