@@ -402,3 +402,48 @@ def test_server_seeds_are_secret_and_chosen_seeds_make_practice_games(client: Te
     assert "seed" not in record.meta and record.meta["practice"] is False
     assert str(session.seed) not in record.to_json()
     assert new_game(client, seed=5)["practice"] is True
+
+
+def test_the_replay_endpoint_and_the_records_cli_read_the_same_bytes(
+    client: TestClient, tmp_path: Path
+) -> None:
+    """A byte-order mark or a raw U+2028 in a name: the server and ``records verify`` agree."""
+    session = GameSession("random", seed=8)
+    play_out(session)
+    line = session.record().to_json()
+    for variant in (
+        "\ufeff" + line,
+        line.replace('"hanamikoji-serve"', '"a\u2028b"').replace('"hanamikoji-play"', '"a\u2028b"'),
+    ):
+        data = variant.encode()
+        served = client.post("/api/replay", content=data, headers={"content-type": "application/json"})
+        path = tmp_path / "game.jsonl"
+        path.write_bytes(data + b"\n")
+        try:
+            records.verify(next(records.read_records(path)))
+            read = True
+        except records.RecordError:
+            read = False
+        assert (served.status_code == 200) == read, (variant[:20], served.text[:200])
+
+
+def test_finished_games_give_their_slot_back_at_once(client: TestClient) -> None:
+    """max_games is 3: three games in play fill the server; finishing one frees its slot, and its
+    record stays downloadable."""
+    views = [new_game(client) for _ in range(3)]
+    assert client.post("/api/games", json={}).status_code == 503
+    view = views[0]
+    while view["result"] is None:
+        view = client.post(
+            f"/api/games/{view['id']}/actions", json={"action": view["choices"][0]["action"]}
+        ).json()
+    assert new_game(client)["id"]  # the finished game's slot
+    assert client.get(f"/api/games/{view['id']}/record").status_code == 200
+
+
+def test_hanamikoji_serve_refuses_a_round_limit_it_cannot_play(capsys) -> None:
+    from hanamikoji_env.play.server import main
+
+    with pytest.raises(SystemExit):
+        main(["--round-limit", str(10**21)])
+    assert "round_limit must be None or an int in [1, 1000]" in capsys.readouterr().err

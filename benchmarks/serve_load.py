@@ -1,0 +1,112 @@
+"""The browser server under load, on loopback: requests/s and latency per endpoint, and memory.
+
+Starts ``hanamikoji-serve``'s app (opponent ``random``) on 127.0.0.1 in its
+own process and runs 1, 50 and 200 clients for ``--seconds`` each; every client
+starts a game, then reads it and moves until it ends, and starts another.
+Prints, per client count: requests/s, p50 and p99 latency of each endpoint,
+the errors seen, and the server process's peak RSS.  Loopback only, bounded in time.
+
+Usage: ``python benchmarks/serve_load.py [--seconds 10] [--clients 1,50,200]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import socket
+import threading
+import time
+from collections import defaultdict
+
+import httpx
+import numpy as np
+import uvicorn
+
+from hanamikoji_env.play.server import create_app
+
+
+def _run_server(port: int) -> None:
+    app = create_app("random", max_games=1000, new_games_per_minute=100_000)
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="error")
+
+
+def serve() -> tuple[str, multiprocessing.Process]:
+    """The server in its own process (so the clients' threads do not share its interpreter)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    process = multiprocessing.get_context("spawn").Process(target=_run_server, args=(port,), daemon=True)
+    process.start()
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(600):
+        try:
+            if httpx.get(f"{url}/api/opponents").status_code == 200:
+                return url, process
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    raise RuntimeError("the server did not start")
+
+
+def peak_rss_mb(pid: int) -> float:
+    """The process's peak resident memory (Linux: VmHWM), in MB."""
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def client(url: str, until: float, times: dict[str, list[float]], errors: dict[int, int]) -> None:
+    with httpx.Client(base_url=url, timeout=30) as http:
+        game = None
+        while time.perf_counter() < until:
+            start = time.perf_counter()
+            if game is None or game["result"] is not None:
+                name, response = "POST /api/games", http.post("/api/games", json={})
+            elif len(times["GET /api/games/{id}"]) <= len(times["POST /api/games/{id}/actions"]):
+                name, response = "GET /api/games/{id}", http.get(f"/api/games/{game['id']}")
+            else:
+                move = {"action": game["choices"][0]["action"]}
+                name = "POST /api/games/{id}/actions"
+                response = http.post(f"/api/games/{game['id']}/actions", json=move)
+            times[name].append(time.perf_counter() - start)
+            if response.status_code != 200:
+                errors[response.status_code] += 1
+                game = None
+                continue
+            game = response.json()
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--seconds", type=float, default=10.0)
+    p.add_argument("--clients", default="1,50,200")
+    args = p.parse_args()
+    url, server = serve()
+    with httpx.Client(base_url=url) as http:  # warm up: the first game compiles the engine's kernels
+        http.post("/api/games", json={})
+    print("| clients | requests/s | endpoint | p50 ms | p99 ms | errors | peak RSS MB |")
+    print("|---|---|---|---|---|---|---|")
+    for count in (int(c) for c in args.clients.split(",")):
+        times: dict[str, list[float]] = defaultdict(list)
+        errors: dict[int, int] = defaultdict(int)
+        until = time.perf_counter() + args.seconds
+        threads = [threading.Thread(target=client, args=(url, until, times, errors)) for _ in range(count)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        total = sum(len(v) for v in times.values())
+        rss = peak_rss_mb(server.pid)
+        for name, values in sorted(times.items()):
+            ms = np.array(values) * 1000
+            print(
+                f"| {count} | {total / args.seconds:,.0f} | {name} | {np.percentile(ms, 50):.1f} | "
+                f"{np.percentile(ms, 99):.1f} | {dict(errors) or '-'} | {rss:.0f} |",
+                flush=True,
+            )
+    server.kill()
+
+
+if __name__ == "__main__":
+    main()
