@@ -227,6 +227,9 @@ def test_a_ray_tournament_gives_the_local_results_and_games(local_ray, tmp_path:
 
 
 @pytest.mark.slow
+# RLlib's env pre-check samples actions without the mask: env() then ends that game with -1 and says
+# so, by design (docs/training.md), so the warning is expected here
+@pytest.mark.filterwarnings("ignore:illegal action .* the game ends with -1 for the mover")
 def test_rllib_trains_one_iteration_and_its_policy_plays_in_the_tournament(local_ray, tmp_path: Path) -> None:
     pytest.importorskip("ray.rllib")
     from ray.rllib.core.columns import Columns
