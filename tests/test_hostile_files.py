@@ -86,3 +86,29 @@ def test_resuming_a_damaged_checkpoint_is_one_line(tmp_path, capsys) -> None:
 def test_a_tournament_too_large_to_list_is_refused_at_once() -> None:
     with pytest.raises(ValueError, match="games must be at most 10,000,000 per pair"):
         run_tournament([parse_player("random"), parse_player("heuristic")], 10**12, progress=False)
+
+
+def test_ctrl_c_in_training_is_one_line(tmp_path, capsys, monkeypatch) -> None:
+    import training.train as cli
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "train", interrupted)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["--no-progress", *[f"{k}={v}" for k, v in TINY.items()], "run_name=stopped"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert stop.value.code == 130 and len(err) == 1
+    assert err[0].startswith("interrupted: nothing was saved yet")
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="the error is for a machine without CUDA")
+def test_a_device_this_machine_lacks_is_one_line(tmp_path, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as stop:
+        train_main(["--no-progress", *[f"{k}={v}" for k, v in TINY.items()], "device=cuda"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert stop.value.code == 2 and err == [
+        "error: device 'cuda': CUDA is not available on this machine (use auto or cpu)"
+    ]

@@ -447,3 +447,15 @@ def test_hanamikoji_serve_refuses_a_round_limit_it_cannot_play(capsys) -> None:
     with pytest.raises(SystemExit):
         main(["--round-limit", str(10**21)])
     assert "round_limit must be None or an int in [1, 1000]" in capsys.readouterr().err
+
+
+def test_games_nobody_moved_in_go_after_five_minutes() -> None:
+    client = TestClient(create_app("random", max_games=3, idle_seconds=3600))
+    store: GameStore = client.app.state.store  # type: ignore[attr-defined]
+    now = [0.0]
+    store.clock = lambda: now[0]
+    orphan, played = new_game(client), new_game(client)
+    client.post(f"/api/games/{played['id']}/actions", json={"action": played["choices"][0]["action"]})
+    now[0] = 301.0
+    assert client.get(f"/api/games/{orphan['id']}").status_code == 404  # abandoned at the start
+    assert client.get(f"/api/games/{played['id']}").status_code == 200  # in play: an hour's grace

@@ -21,7 +21,7 @@ while one client misbehaves:
 - **Slots.**  At most ``max_games`` games are in play; a finished game frees its
   slot at once (its record stays downloadable among the latest finished games),
   and a game with no move for ``idle_seconds`` is dropped (reading a game does not
-  keep it alive).  A client (by address) starts at most :data:`NEW_GAMES_PER_MINUTE`
+  keep it alive; a game nobody has moved in goes after :data:`UNSTARTED_SECONDS`).  A client (by address) starts at most :data:`NEW_GAMES_PER_MINUTE`
   games a minute (429).
 - **Same origin only.**  A request whose ``Host`` is not one this server answers
   to is refused (400), and so is a write whose ``Origin`` is another site (403):
@@ -74,6 +74,9 @@ MAX_BODY_BYTES = 16 * 1024
 MAX_REPLAY_DECISIONS = 5000
 """The most decisions a replayed record may hold (real games have a few hundred)."""
 NEW_GAMES_PER_MINUTE = 30
+UNSTARTED_SECONDS = 300.0
+"""A game nobody has moved in is dropped after this long (or ``idle_seconds``, if shorter): a
+client that gave up at once (a timed-out cold start) does not hold a slot for an hour."""
 FINISHED_KEPT = 1000
 """Finished games whose records stay downloadable (the newest)."""
 MAX_DIGITS = 20
@@ -96,6 +99,8 @@ class _Game:
     session: GameSession
     moved: float
     """When the game was created or last moved (reads do not count)."""
+    started: bool = False
+    """Whether the person has moved in it yet."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -114,7 +119,12 @@ class GameStore:
 
     def _sweep(self) -> None:
         now = self.clock()
-        for gid in [g for g, game in self.games.items() if now - game.moved > self.idle_seconds]:
+        unstarted = min(self.idle_seconds, UNSTARTED_SECONDS)
+        for gid in [
+            g
+            for g, game in self.games.items()
+            if now - game.moved > (self.idle_seconds if game.started else unstarted)
+        ]:
             del self.games[gid]
 
     def add(self, session: GameSession) -> str:
@@ -143,7 +153,7 @@ class GameStore:
     def moved(self, gid: str, game: _Game) -> None:
         """After a move: the game's idle clock restarts, and a finished game frees its slot."""
         with self.lock:
-            game.moved = self.clock()
+            game.moved, game.started = self.clock(), True
             if game.session.over and self.games.pop(gid, None) is not None:
                 self.finished[gid] = game
                 while len(self.finished) > FINISHED_KEPT:
@@ -389,6 +399,8 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(str(e))
     import uvicorn
 
+    print("Hanamikoji: preparing the engine and the opponent...", flush=True)
+    GameSession(args.opponent, round_limit=round_limit)  # compiles the kernels before the first visitor
     print(f"Hanamikoji: open http://{args.host}:{args.port} in a browser (Ctrl-C stops the server)")
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
 
