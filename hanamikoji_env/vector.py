@@ -138,14 +138,14 @@ class VectorHanamikoji:
     def step(
         self,
         actions: np.ndarray | Sequence[int],
-        active: np.ndarray | None = None,
+        restart: np.ndarray | None = None,
         final_view: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]:
         """Apply one action per env; returns ``(obs, mask, to_play, rewards, done, info)``.
-        ``active`` (bool per env, default all): only those envs are stepped, the others' actions
-        are ignored; so are those of finished games (without autoreset).  ``final_view`` (a seat
-        per env): ``info["final_obs"]`` holds that seat's observation of each game that ended,
-        taken before its row starts a new game (zeros elsewhere)."""
+        ``restart`` (bool per env): those envs start a new game instead (their actions are
+        ignored), as do those of finished games left by ``autoreset=False``.  ``final_view`` (a
+        seat per env): ``info["final_obs"]`` holds that seat's observation of each game that
+        ended, taken before its row starts a new game (zeros elsewhere)."""
         if not self._reset_done:
             raise RuntimeError("reset() must be called before step()")
         given = np.asarray(actions)
@@ -154,11 +154,13 @@ class VectorHanamikoji:
                 f"actions must be an int array of shape ({self.num_envs},), got {given.dtype} {given.shape}"
             )
         live = self._s[:, C_PHASE] != GAME_OVER
-        if active is not None:
-            active = np.asarray(active)
-            if active.shape != (self.num_envs,) or active.dtype != np.bool_:
-                raise ValueError(f"active must be a bool array of shape ({self.num_envs},)")
-            live &= active
+        if restart is not None:
+            restart = np.asarray(restart)
+            if restart.shape != (self.num_envs,) or restart.dtype != np.bool_:
+                raise ValueError(f"restart must be a bool array of shape ({self.num_envs},)")
+            if restart.any():
+                self._new_games(np.flatnonzero(restart))
+            live &= ~restart
         # range first, in the given dtype: a cast of np.uint64(2**63) to int64 would wrap around
         in_range = (given >= 0) & (given < NUM_ACTIONS)
         a = np.where(in_range, given, 0).astype(np.int64)
@@ -178,10 +180,14 @@ class VectorHanamikoji:
         rounds = np.zeros(n, dtype=np.int32)
         _apply_all(self._s, a, live, self.round_limit or 0, rewards, done, winners, rounds)
         info = {"winner": winners, "rounds": rounds}
-        if final_view is not None:
+        if final_view is not None:  # encoded for the finished rows only, before they are dealt again
             info["final_obs"] = np.zeros_like(self._obs)
             if done.any():
-                info["final_obs"][done] = self.observe(np.asarray(final_view))[0][done]
+                seats = np.asarray(final_view, dtype=np.int8)[done]
+                views = np.zeros((len(seats), self.version.size), dtype=np.float32)
+                masks = np.zeros((len(seats), NUM_ACTIONS), dtype=np.int8)
+                self.version.encode_rows(self._s[done], seats, views, masks)
+                info["final_obs"][done] = views
         phase = self._s[:, C_PHASE]
         rows = np.flatnonzero((phase == ROUND_OVER) | ((phase == GAME_OVER) & self.autoreset))
         if rows.size:
@@ -197,10 +203,7 @@ class VectorHanamikoji:
         if rows.ndim != 1 or ((rows < 0) | (rows >= self.num_envs)).any():
             raise ValueError(f"rows must be env indices in [0, {self.num_envs})")
         if rows.size:
-            ended = np.zeros(self.num_envs, dtype=np.bool_)
-            ended[rows] = True
-            self._dealer.game_ended(ended)
-            self._dealer.deal(self._s, rows, np.ones(rows.size, dtype=np.bool_))
+            self._new_games(rows)
             self._encode_to_move()
         return self._obs.copy(), self._mask.copy(), self._to_play.copy()
 
@@ -252,6 +255,13 @@ class VectorHanamikoji:
         return self._obs.copy(), self._mask.copy(), self._to_play.copy()
 
     # --------------------------------------------------------- helpers ---
+
+    def _new_games(self, rows: np.ndarray) -> None:
+        """Deal a new game into ``rows`` (their scripted decks spent)."""
+        ended = np.zeros(self.num_envs, dtype=np.bool_)
+        ended[rows] = True
+        self._dealer.game_ended(ended)
+        self._dealer.deal(self._s, rows, np.ones(rows.size, dtype=np.bool_))
 
     def _encode_to_move(self) -> None:
         """Observation and mask of the seat to move, per row."""
@@ -359,17 +369,15 @@ class HanamikojiVectorEnv(gymnasium.vector.VectorEnv):
     ) -> tuple[dict[str, np.ndarray] | np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         acting = self._to_play
         everywhere = np.ones(self.num_envs, dtype=np.bool_)
-        if self.autoreset_mode == gymnasium.vector.AutoresetMode.NEXT_STEP:
-            restart = self._ended.copy()
-            self.engine.reset_games(np.flatnonzero(restart))
-            obs, mask, to_play, rewards, done, info = self.engine.step(actions, active=~restart)
-            if done.any():  # the acting seat's view of the final position; any action will do next
-                obs[done] = self.engine.observe(acting)[0][done]
-                mask[done] = 1
-                to_play[done] = acting[done]
+        next_step = self.autoreset_mode == gymnasium.vector.AutoresetMode.NEXT_STEP
+        obs, mask, to_play, rewards, done, info = self.engine.step(
+            actions, restart=self._ended if next_step else None, final_view=acting
+        )
+        if next_step:  # the acting seat's view of the final position now; any action will do next
+            obs[done] = info.pop("final_obs")[done]
+            mask[done] = 1
+            to_play[done] = acting[done]
             self._ended = done
-        else:
-            obs, mask, to_play, rewards, done, info = self.engine.step(actions, final_view=acting)
         self._to_play = to_play
         batch, infos = self._batch(obs, mask, to_play)
         infos |= {
