@@ -130,3 +130,27 @@ def test_records_carry_the_rules_version_and_verify_checks_it() -> None:
         records.verify(records.parse_record(json.loads(json.dumps({**d, "rules_version": 2}))))
     with pytest.raises(records.RecordError, match="rules_version must be an int"):
         records.parse_record({**d, "rules_version": "1"})
+
+
+def test_training_opponents_each_read_their_own_version(v2) -> None:
+    """In one step a bot that reads version 2 and a snapshot of a version-1 learner both play:
+    re-encoding for the bot must not hand the snapshot version-2 views."""
+    from training.selfplay import Opponents
+
+    engine = VectorHanamikoji(64, seed=1)
+    obs, mask, _ = engine.reset()
+    opponents = Opponents(64, 2, 0.5, {"random": 0.5}, 0, None)
+    opponents.pool.add(PolicyNet(16, 1))
+    opponents.new_games(np.arange(64), np.random.default_rng(0))
+    opponents.bots["random"].observation_version = 2  # served first: its code is negative
+    sampled = []
+
+    def sample(net, o, m):
+        sampled.append(o.shape[1])
+        return m.argmax(1)
+
+    rows = np.flatnonzero(opponents.code != -1)
+    actions = np.full(64, -1)
+    opponents.act(rows, obs, mask, actions, np.random.default_rng(0), sample, engine)
+    assert sampled == [OBS_SIZE] and (actions[rows] >= 0).all()
+    assert set(opponents.code[rows]) >= {0, opponents.schedule.bot_code("random")}

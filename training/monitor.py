@@ -7,7 +7,7 @@ import torch
 
 from hanamikoji_env.nn import PolicyNet
 from hanamikoji_env.vector import VectorHanamikoji
-from training.selfplay import bot_moves, make_bot
+from training.selfplay import bot_moves, make_bot, views_for
 
 
 @torch.no_grad()
@@ -18,7 +18,6 @@ def win_rate(
     ``games`` games, half in each seat (deals from ``seed``)."""
     engine = VectorHanamikoji(games, seed, round_limit, model.observation_version)
     bot = make_bot(bot_spec, bot_seed, round_limit)
-    own_view = bot.observation_version == engine.version.number
     obs, mask, to_play = engine.reset()
     my_seat = np.arange(games) % 2
     result = np.full(games, np.nan)
@@ -33,7 +32,7 @@ def win_rate(
         actions[over] = mask[over].argmax(1)
         theirs = np.flatnonzero(~mine & np.isnan(result))
         if theirs.size:
-            seen, legal = (obs, mask) if own_view else engine.observe(to_play, bot.observation_version)
+            seen, legal = views_for(bot, engine, obs, mask)
             actions[theirs] = bot_moves(bot, seen[theirs], legal[theirs], theirs, states)
         obs, mask, to_play, rewards, done, _ = engine.step(actions)
         first = done & np.isnan(result)

@@ -93,6 +93,16 @@ def make_bot(spec: str, seed: int, round_limit: int | None) -> Bot:
     return parse_player(spec).make(seed, round_limit)
 
 
+def views_for(
+    bot: Bot, engine: VectorHanamikoji, obs: np.ndarray, mask: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The seat to move's observations and masks in ``bot``'s observation version: ``obs`` and
+    ``mask`` (the engine's version) where the bot reads that one, else encoded anew."""
+    if bot.observation_version == engine.version.number:
+        return obs, mask
+    return engine.observe(engine.to_play(), bot.observation_version)
+
+
 def bot_moves(
     bot: Bot, obs: np.ndarray, mask: np.ndarray, envs: np.ndarray, states: dict[int, tuple[int, ...]]
 ) -> np.ndarray:
@@ -153,17 +163,16 @@ class Opponents:
                 actions[sub] = sample(self.pool.nets[code], obs[sub], mask[sub])
                 continue
             bot = self.bots[self.schedule.bot_name(code)]
-            if bot.observation_version != engine.version.number:
-                obs, mask = engine.observe(engine.to_play(), bot.observation_version)
+            seen, legal = views_for(bot, engine, obs, mask)
             if isinstance(bot, RandomBot):
-                actions[sub] = random_actions(mask[sub], rng)
+                actions[sub] = random_actions(legal[sub], rng)
             elif bot.batched:  # one compiled or network call for all the games it plays
                 bot.seed(int(rng.integers(2**31)))  # its draws from the run's generator
-                actions[sub] = bot_moves(bot, obs[sub], mask[sub], sub, self.bot_states)
+                actions[sub] = bot_moves(bot, seen[sub], legal[sub], sub, self.bot_states)
             else:
                 for i in sub:
                     bot.seed(int(rng.integers(2**31)))  # each decision's draws from the run's generator
-                    actions[i] = bot_moves(bot, obs[[i]], mask[[i]], np.array([i]), self.bot_states)[0]
+                    actions[i] = bot_moves(bot, seen[[i]], legal[[i]], np.array([i]), self.bot_states)[0]
 
     def state(self) -> dict[str, object]:
         """For checkpoints (tensors and lists of ints only)."""
