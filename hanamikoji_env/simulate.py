@@ -26,6 +26,7 @@ from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.engine import (
     C_MARKERS,
     C_PHASE,
+    C_TO_MOVE,
     C_WINNER,
     GAME_OVER,
     ROUND_OVER,
@@ -35,6 +36,7 @@ from hanamikoji_env.engine import (
     legal,
     pick,
 )
+from hanamikoji_env.observation import OBS_SIZE, encode_rows
 from hanamikoji_env.rules import DRAW, NUM_GEISHAS, VALUES, lead
 
 PLAYOUT_STEPS = 64
@@ -140,9 +142,10 @@ def round_values(rows: np.ndarray) -> np.ndarray:
     return out
 
 
-Chooser = Callable[[np.ndarray, np.ndarray, int], np.ndarray]
-"""``choose(ids, rows, step) -> actions``: a move for each row still playing (``ids``: their
-indices in the rows first given; ``step``: moves made so far)."""
+Chooser = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int], np.ndarray]
+"""``choose(ids, seats, obs, mask, step) -> actions``: a move for each row still playing
+(``ids``: their indices in the rows first given; ``seats``, ``obs``, ``mask``: the seat to move
+and its observation and legal mask; ``step``: moves made so far)."""
 
 
 def play_out(
@@ -184,7 +187,11 @@ def play_out(
             return value
         if step == max_steps:
             break
-        apply_sequences(rows, choose(ids, rows, step)[:, None], ones[: len(rows)], round_limit)
+        seats = rows[:, C_TO_MOVE].astype(np.int8)
+        obs = np.zeros((len(rows), OBS_SIZE), dtype=np.float32)
+        mask = np.zeros((len(rows), NUM_ACTIONS), dtype=np.int8)
+        encode_rows(rows, seats, obs, mask)
+        apply_sequences(rows, choose(ids, seats, obs, mask, step)[:, None], ones[: len(rows)], round_limit)
     raise RuntimeError(f"a playout ran past {max_steps} moves")
 
 

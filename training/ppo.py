@@ -272,9 +272,11 @@ class Trainer:
             "last_eval": self.last_eval,
         }
         critic = self.values.critic
-        extra = {} if critic is None else {"critic": critic.state_dict()}
-        if critic is not None:
-            extra["critic_optimizer"] = self.values.optimizer.state_dict()  # type: ignore[union-attr]
+        extra = (
+            {}
+            if critic is None
+            else {"critic": critic.state_dict(), "critic_optimizer": self.values.optimizer.state_dict()}  # type: ignore[union-attr]
+        )
         save_checkpoint(
             self.run_dir / CHECKPOINT,
             self.model,

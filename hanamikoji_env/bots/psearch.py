@@ -38,12 +38,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.bots.base import Bot, Option
-from hanamikoji_env.engine import C_TO_MOVE
 from hanamikoji_env.infoset import determinized_rows
 from hanamikoji_env.nn import PolicyNet, load_policy, masked_probs, sample_actions
-from hanamikoji_env.observation import OBS_SIZE, encode_rows
 from hanamikoji_env.simulate import PLAYOUT_STEPS, apply_sequences, play_out
 
 
@@ -110,12 +107,10 @@ class PolicySearchBot(Bot):
         )
         uniforms = self.rng.random((n, PLAYOUT_STEPS))
 
-        def choose(ids: np.ndarray, rows: np.ndarray, step: int) -> np.ndarray:
-            seats = rows[:, C_TO_MOVE].astype(np.int8)  # 0: this bot, 1: its opponent
-            obs = np.zeros((len(rows), OBS_SIZE), dtype=np.float32)
-            mask = np.zeros((len(rows), NUM_ACTIONS), dtype=np.int8)
-            encode_rows(rows, seats, obs, mask)
-            return sample_actions(self.probs(obs, mask), uniforms[ids % n, step])
+        def choose(
+            ids: np.ndarray, seats: np.ndarray, obs: np.ndarray, mask: np.ndarray, step: int
+        ) -> np.ndarray:
+            return sample_actions(self.probs(obs, mask), uniforms[ids % n, step])  # both seats: the policy
 
         return play_out(rows, choose, self.round_limit).reshape(k, n).mean(axis=1)
 

@@ -30,12 +30,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.bots.base import Bot, Option
-from hanamikoji_env.engine import C_TO_MOVE, Dealer
+from hanamikoji_env.engine import Dealer
 from hanamikoji_env.infoset import determinized_rows
 from hanamikoji_env.nn import PolicyNet, load_policy
-from hanamikoji_env.observation import OBS_SIZE, encode_rows
 from hanamikoji_env.rules import FULL_DECK
 from hanamikoji_env.simulate import apply_sequences, play_out
 from hanamikoji_env.vector import uniform_actions
@@ -112,11 +110,9 @@ class RolloutBot(Bot):
         apply_sequences(rows, np.repeat(legal, n)[:, None], np.ones(k * n, dtype=np.int64), self.round_limit)
         opp_moves = np.zeros(k * n, dtype=np.int64)
 
-        def choose(ids: np.ndarray, rows: np.ndarray, step: int) -> np.ndarray:
-            seats = rows[:, C_TO_MOVE].astype(np.int8)
-            obs = np.zeros((len(rows), OBS_SIZE), dtype=np.float32)
-            m = np.zeros((len(rows), NUM_ACTIONS), dtype=np.int8)
-            encode_rows(rows, seats, obs, m)
+        def choose(
+            ids: np.ndarray, seats: np.ndarray, obs: np.ndarray, m: np.ndarray, step: int
+        ) -> np.ndarray:
             mine = seats == 0
             actions = uniform_actions(m, uniforms[ids % n, np.minimum(opp_moves[ids], OPPONENT_UNIFORMS - 1)])
             if mine.any():

@@ -288,7 +288,7 @@ def create_app(
     async def new_game(request: Request) -> dict[str, Any]:
         body = validate(
             NewGame,
-            parse_json(await read_body(request, MAX_BODY_BYTES)) if await _has_body(request) else None,
+            parse_json(await read_body(request, MAX_BODY_BYTES)) if _has_body(request) else None,
         )
         chosen = body.opponent or opponent
         if chosen not in allowed:
@@ -356,7 +356,7 @@ def create_app(
     return app
 
 
-async def _has_body(request: Request) -> bool:
+def _has_body(request: Request) -> bool:
     """Whether a POST carries a body (a new game may come without one: the defaults)."""
     return request.headers.get("content-length", "0") != "0" or "transfer-encoding" in request.headers
 
