@@ -475,15 +475,25 @@ def heatmap(results: dict[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """Fills in the player specs (:func:`usage` imports every bot's class, torch included) only
+    when help is shown, not on every run."""
+
+    def _expand_help(self, action: argparse.Action) -> str:
+        return super()._expand_help(action).replace("{players}", usage())
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="hanamikoji-eval", description="Round-robin tournament of Hanamikoji players."
+        prog="hanamikoji-eval",
+        description="Round-robin tournament of Hanamikoji players.",
+        formatter_class=_HelpFormatter,
     )
     p.add_argument(
         "--players",
         nargs="+",
         required=True,
-        help=f"player specs (docs/bots.md): {usage()}",
+        help="player specs (docs/bots.md): {players}",
     )
     p.add_argument(
         "--games", type=int, default=1000, help="games per pair, even (each deal twice, seats swapped)"

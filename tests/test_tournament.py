@@ -396,3 +396,15 @@ def test_the_cli_says_where_results_went_or_that_none_were_kept(tmp_path, capsys
     )
     out = capsys.readouterr().out
     assert f"wrote {tmp_path / 'results.json'}" in out and "nothing was saved" not in out
+
+
+def test_the_cli_lists_every_player_spec_in_its_help_without_importing_torch_to_run() -> None:
+    code = (
+        "import sys; from hanamikoji_env.tournament import build_parser; p = build_parser(); "
+        "p.parse_args(['--players', 'random', 'heuristic']); assert 'torch' not in sys.modules, 'torch'; "
+        "print(p.format_help())"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    for form in ("search[:samples=N,candidates=N]", "psearch:ckpt=PATH", "os-mcts[:sims=N]", "pretrained"):
+        assert form in out.stdout.replace("\n", "").replace(" ", "")
