@@ -16,7 +16,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from hanamikoji_env.actions import TOKEN_NAMES
-from hanamikoji_env.rules import CENTRE, NUM_GEISHAS, VALUES, Phase, State, cards_of
+from hanamikoji_env.rules import CENTRE, NUM_GEISHAS, VALUES, Phase, State, cards_of, score
 
 WIDTH, HEIGHT = 660, 430
 _COL, _LEFT = 90, 20
@@ -72,7 +72,11 @@ def draw_table(
         status = "round over"
     else:
         status = "a draw" if state.winner == -1 else f"{names[state.winner]} wins"  # type: ignore[index]
+    status = status if len(status) < 24 else status[:23] + "…"  # the score has the right half
     d.text((_LEFT, 10), f"Round {state.round} · turn {min(state.turn + 1, 8)}/8 · {status}", _INK, _font(16))
+    (p0, p1), (g0, g1) = score(state.markers)  # as the markers stand: the final score once it is over
+    tally = f"{names[0]} {p0} pts {g0} geishas · {names[1]} {p1} pts {g1} geishas"
+    d.text((WIDTH - _LEFT - d.textlength(tally, _font(12)), 14), tally, _INK, _font(12))
     # cards on both sides (player_1 above the geishas, player_0 below) and the markers
     for g in range(NUM_GEISHAS):
         x = _LEFT + g * _COL + 8

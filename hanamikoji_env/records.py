@@ -36,8 +36,8 @@ import itertools
 import json
 import math
 import os
+import secrets
 import sys
-import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -240,7 +240,8 @@ def write_lines(path: str | os.PathLike[str], lines: Iterable[str]) -> int:
     """Write JSON lines atomically (a temporary file renamed into place); returns how many."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    tmp = path.parent / f".{path.name}.{secrets.token_hex(8)}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask's mode, like other outputs
     count = 0
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:

@@ -60,3 +60,30 @@ def bradley_terry(
         p = new
     elo = 400.0 * np.log10(p)
     return elo - elo.mean()
+
+
+def bootstrap_elo(
+    outcomes: list[tuple[int, int, tuple[int, int, int]]],
+    n: int,
+    anchor: int,
+    samples: int = 500,
+    seed: int = 0,
+    level: float = 0.95,
+) -> np.ndarray:
+    """``level`` intervals of :func:`bradley_terry` ratings, anchored at ``anchor`` (= 0), by a
+    bootstrap over games: each pair's games are resampled with replacement (``outcomes``: the
+    pairs ``(i, j, (i's wins, draws, i's losses))``) and the ratings refitted ``samples`` times.
+    Returns ``[n, 2]``: each player's low and high end (the anchor's is ``[0, 0]``)."""
+    rng = np.random.default_rng(seed)
+    fits = np.empty((samples, n))
+    for b in range(samples):
+        wins = np.zeros((n, n))
+        for i, j, counts in outcomes:
+            total = sum(counts)
+            w, d, lo = rng.multinomial(total, np.asarray(counts, dtype=np.float64) / total)
+            wins[i, j] += w + 0.5 * d
+            wins[j, i] += lo + 0.5 * d
+        elo = bradley_terry(wins)
+        fits[b] = elo - elo[anchor]
+    tail = 100 * (1 - level) / 2
+    return np.percentile(fits, [tail, 100 - tail], axis=0).T

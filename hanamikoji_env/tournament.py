@@ -39,7 +39,7 @@ from hanamikoji_env._version import __version__
 from hanamikoji_env.aec import raw_env
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.bots.spec import PlayerSpec, parse_player, usage
-from hanamikoji_env.stats import bradley_terry, wilson
+from hanamikoji_env.stats import bootstrap_elo, bradley_terry, wilson
 
 SCHEMA = "hanamikoji-eval/1"
 GAMES_FILE = "games.jsonl"
@@ -52,11 +52,11 @@ MAX_GAMES = 10_000_000
 
 def play_game(bots: tuple[Bot, Bot], deal_seed: int, round_limit: int | None) -> tuple[float, int]:
     """One game, ``bots[0]`` as player_0; returns (player_0's reward, rounds played)."""
-    history = _play(bots, deal_seed, round_limit).history()
+    history = play_env(bots, deal_seed, round_limit).history()
     return history.rewards[0], history.round
 
 
-def _play(bots: tuple[Bot, Bot], deal_seed: int, round_limit: int | None) -> raw_env:
+def play_env(bots: tuple[Bot, Bot], deal_seed: int, round_limit: int | None) -> raw_env:
     """One game, ``bots[0]`` as player_0; returns the finished env (its rewards and history)."""
     e = raw_env(round_limit=round_limit)
     e.reset(seed=deal_seed)
@@ -104,7 +104,7 @@ def _worker(task: Task) -> list[Result]:
             deal_seed, game_seed = _seeds(task, deal, a_seat)
             a.reset(seed=game_seed)
             b.reset(seed=game_seed + 1)
-            e = _play((a, b) if a_seat == 0 else (b, a), deal_seed, round_limit)
+            e = play_env((a, b) if a_seat == 0 else (b, a), deal_seed, round_limit)
             out.append(_result(task, e, deal, a_seat))
     return out
 
@@ -344,6 +344,7 @@ def summarise(
     wins = np.zeros((n, n))
     matrix: list[list[float | None]] = [[None] * n for _ in range(n)]
     rows = []
+    outcomes: list[tuple[int, int, tuple[int, int, int]]] = []
     for k, (i, j) in enumerate(pairs):
         rewards = np.array([r for p, _, _, r, _ in results if p == k])
         w, d, lo = int((rewards > 0).sum()), int((rewards == 0).sum()), int((rewards < 0).sum())
@@ -351,6 +352,7 @@ def summarise(
         ci = wilson(score, len(rewards))
         wins[i, j] += score
         wins[j, i] += lo + 0.5 * d
+        outcomes.append((i, j, (w, d, lo)))
         matrix[i][j] = score / len(rewards)
         matrix[j][i] = 1 - score / len(rewards)
         rows.append(
@@ -368,6 +370,7 @@ def summarise(
     elo = bradley_terry(wins)
     anchor = names.index("random") if "random" in names else 0
     elo = elo - elo[anchor]
+    intervals = bootstrap_elo(outcomes, n, anchor, seed=seed)
     return {
         "schema": SCHEMA,
         "env_version": __version__,
@@ -378,6 +381,7 @@ def summarise(
         "pairs": rows,
         "elo": {name: float(e) for name, e in zip(names, elo, strict=True)},
         "elo_anchor": names[anchor],
+        "elo_ci95": {name: [float(lo), float(hi)] for name, (lo, hi) in zip(names, intervals, strict=True)},
         "win_rate_matrix": matrix,
     }
 
@@ -394,9 +398,12 @@ def format_table(results: dict[str, Any]) -> str:
             f"{r['win_rate']:>12.3f}  [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]"
         )
     lines.append("")
-    lines.append(f"Bradley-Terry ratings (Elo scale, {results['elo_anchor']} = 0):")
+    lines.append(
+        f"Bradley-Terry ratings (Elo scale, {results['elo_anchor']} = 0; 95% interval by a bootstrap over games):"
+    )
     for name, e in sorted(results["elo"].items(), key=lambda x: -x[1]):
-        lines.append(f"  {name:<{w}}{e:>8.0f}")
+        lo, hi = results["elo_ci95"][name]
+        lines.append(f"  {name:<{w}}{e:>8.0f}  [{lo:.0f}, {hi:.0f}]")
     return "\n".join(lines)
 
 
@@ -462,13 +469,14 @@ def heatmap(results: dict[str, Any], path: Path) -> None:
     names = results["players"]
     m = np.array([[np.nan if x is None else x for x in row] for row in results["win_rate_matrix"]])
     fig, ax = plt.subplots(figsize=(1.2 * len(names) + 2.5, 1.0 * len(names) + 1.8))
-    im = ax.imshow(m, vmin=0, vmax=1, cmap="RdYlGn")
+    im = ax.imshow(m, vmin=0, vmax=1, cmap="cividis")  # readable with any colour vision, and in grey
     ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
     ax.set_yticks(range(len(names)), names)
     for i in range(len(names)):
         for j in range(len(names)):
             if not np.isnan(m[i, j]):
-                ax.text(j, i, f"{m[i, j]:.2f}", ha="center", va="center", fontsize=9)
+                ink = "white" if m[i, j] < 0.5 else "black"  # cividis is dark below the middle
+                ax.text(j, i, f"{m[i, j]:.2f}", ha="center", va="center", fontsize=9, color=ink)
     ax.set_title(f"win rate of row vs column ({results['games_per_pair']} games per pair)")
     fig.colorbar(im, ax=ax, fraction=0.046)
     fig.savefig(path, dpi=110, bbox_inches="tight")  # long player names widen the figure, not clip

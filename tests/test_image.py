@@ -83,3 +83,15 @@ def test_images_do_not_show_hidden_cards() -> None:
             checked += 1
             e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[-1]))
     assert checked >= 25
+
+
+def test_the_header_tells_the_score_as_the_markers_stand() -> None:
+    """The last frame of a recorded game shows its final score: the header's right half changes
+    with the charm points and geishas the markers give, and only there when nothing else does."""
+    e = played(3, 0)
+    state = e.unwrapped.game
+    even = draw_table(state._replace(markers=(-1,) * 7))
+    ahead = draw_table(state._replace(markers=(0, 0, 0, 1, -1, -1, 1)))
+    changed = np.argwhere((even != ahead).any(axis=2))
+    header = changed[changed[:, 0] < 32]
+    assert len(header) and header[:, 1].min() > WIDTH // 2  # the tally, right of the status

@@ -19,7 +19,7 @@ import pytest
 from hanamikoji_env.bots import HeuristicBot
 from hanamikoji_env.bots.spec import PlayerSpec, parse_player
 from hanamikoji_env.nn import PolicyNet, save_checkpoint
-from hanamikoji_env.stats import bradley_terry, wilson
+from hanamikoji_env.stats import bootstrap_elo, bradley_terry, wilson
 from hanamikoji_env.tournament import SCHEMA, Task, _worker, main, run_tournament
 
 CHECKPOINT = Path(__file__).parents[1] / "checkpoints" / "ppo_selfplay.pt"
@@ -69,6 +69,25 @@ def test_bradley_terry_prior_keeps_unbeaten_players_finite() -> None:
         bradley_terry(wins, prior=0)
     elo = bradley_terry(wins, prior=0.5)
     assert elo[0] - elo[1] == pytest.approx(400 * math.log10(10.5 / 0.5), abs=1e-6)
+
+
+def test_elo_intervals_cover_the_fit_and_narrow_with_more_games() -> None:
+    """A bootstrap over games: the interval holds the fitted rating, the anchor's is [0, 0], and
+    four times the games give about half the width (sampling error falls as 1/sqrt(n))."""
+    widths = []
+    for n in (100, 400):
+        outcomes = [(0, 1, (n * 3 // 4, 0, n // 4)), (1, 2, (n // 2, n // 10, n * 4 // 10))]
+        wins = np.zeros((3, 3))
+        for i, j, (w, d, lo) in outcomes:
+            wins[i, j], wins[j, i] = w + d / 2, lo + d / 2
+        elo = bradley_terry(wins)
+        elo -= elo[2]
+        ci = bootstrap_elo(outcomes, 3, anchor=2, samples=400, seed=1)
+        assert (ci[:, 0] <= elo + 1e-9).all() and (elo <= ci[:, 1] + 1e-9).all()
+        assert ci[2].tolist() == [0.0, 0.0]
+        widths.append(ci[0, 1] - ci[0, 0])
+        assert (ci == bootstrap_elo(outcomes, 3, anchor=2, samples=400, seed=1)).all()  # seeded
+    assert 0.35 < widths[1] / widths[0] < 0.65
 
 
 @pytest.mark.parametrize(
@@ -230,6 +249,36 @@ def test_cli_end_to_end(tmp_path, capsys) -> None:
         rows = list(csv.DictReader(f))
     assert [r["a"] for r in rows] == [p["a"] for p in data["pairs"]]
     assert (out / "heatmap.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    for name, (lo, hi) in data["elo_ci95"].items():
+        assert lo <= data["elo"][name] <= hi
+    assert re.search(r"heuristic +-?\d+  \[-?\d+, -?\d+\]", printed)
+
+
+def test_heatmap_colours_read_without_red_green(tmp_path: Path) -> None:
+    """The heatmap's scale is cividis (blue to yellow), not red-green: its colour at 0 and at 1
+    differ in blue, not only in red and green, and they differ in lightness too."""
+    from PIL import Image
+
+    from hanamikoji_env.tournament import heatmap
+
+    results = {"players": ["a", "b"], "games_per_pair": 2, "win_rate_matrix": [[None, 0.0], [1.0, None]]}
+    heatmap(results, tmp_path / "h.png")
+    image = np.asarray(Image.open(tmp_path / "h.png").convert("RGB")).astype(int)
+    colours = {tuple(c) for c in image.reshape(-1, 3)}
+    low, high = (0, 34, 78), (254, 232, 56)  # cividis at 0 and at 1
+    for target in (low, high):
+        assert min(sum(abs(a - b) for a, b in zip(c, target, strict=True)) for c in colours) < 20, target
+
+
+def test_saved_games_are_readable_like_the_other_outputs(tmp_path: Path) -> None:
+    run_tournament(
+        [parse_player("random"), parse_player("heuristic")], 2, workers=1, progress=False, save_games=tmp_path
+    )
+    umask = os.umask(0)
+    os.umask(umask)
+    expected = 0o666 & ~umask
+    assert (tmp_path / "games.jsonl").stat().st_mode & 0o777 == expected
+    assert not list(tmp_path.glob(".*.tmp"))
 
 
 def test_cli_errors_before_any_game(capsys) -> None:
