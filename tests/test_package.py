@@ -35,8 +35,9 @@ def test_the_wheel_carries_everything_and_runs_outside_the_repository(tmp_path) 
     for package in ("hanamikoji_env", "training"):
         for module in (ROOT / package).rglob("*.py"):
             assert str(module.relative_to(ROOT)) in names, module
-    assert {"hanamikoji_env/checkpoints/ppo_selfplay.pt", "training/configs/quick.yaml",
-            "hanamikoji_env/play/static/index.html"} <= names  # fmt: skip
+    assert {"hanamikoji_env/checkpoints/ppo_selfplay.pt", "training/configs/quick.yaml"} <= names  # fmt: skip
+    for asset in (ROOT / "hanamikoji_env/play/static").iterdir():  # the page, its script, style and icon
+        assert str(asset.relative_to(ROOT)) in names, asset
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert not any(n.startswith(("tests/", "benchmarks/")) for n in names)
 

@@ -4,19 +4,29 @@ the browser server's API (FastAPI's test client).  The real browser is in test_b
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
+import threading
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 import pytest
 
 from hanamikoji_env import records
-from hanamikoji_env.actions import TRADEOFF
+from hanamikoji_env.actions import CARD_BASE, TRADEOFF
 from hanamikoji_env.aec import AGENTS
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.observation import decode
-from hanamikoji_env.play.session import VIEW_KEYS, GameSession, board, replay_frames
+from hanamikoji_env.play.session import (
+    VIEW_KEYS,
+    GameSession,
+    board,
+    bot_game,
+    card_names,
+    replay_frames,
+)
 from hanamikoji_env.rules import cards_of
 
 pytest.importorskip("textual")
@@ -40,7 +50,29 @@ def check_view_holds_only_the_players_information(session: GameSession, view: di
     for event in view["events"]:
         if event["who"] == "opponent" and event["kind"] in PRIVATE_KINDS:
             assert event["cards"] == [], event
-        assert set(event) <= {"who", "kind", "cards", "text", "n", "points", "geishas", "markers"}
+        if event["kind"] == "scoring":  # the round-end screen: only what the scoring reveals
+            summary = session.env.history().round_summaries[event["round"] - 1]
+            me, opp = session.seat, 1 - session.seat
+            assert event["secrets"] == [summary["secrets"][me], summary["secrets"][opp]]
+            assert event["placed"] == [summary["placed"][me], summary["placed"][opp]]
+            assert set(event) == SCORING_KEYS
+        else:
+            assert set(event) == {"who", "kind", "cards", "text", "n"}
+
+
+SCORING_KEYS = {
+    "who",
+    "kind",
+    "cards",
+    "text",
+    "n",
+    "round",
+    "secrets",
+    "placed",
+    "markers_before",
+    "markers",
+}
+SCORING_KEYS |= {"points", "geishas", "final"}
 
 
 def play_out(session: GameSession, pick=lambda choices: choices[0]) -> int:
@@ -111,7 +143,9 @@ def test_cards_the_person_cannot_know_change_nothing_they_are_shown(seat: int) -
             assert views[0] == views[1]
             for s in sessions:
                 s.play(views[0]["choices"][0]["action"])
-        assert sessions[0].view()["events"] == sessions[1].view()["events"]  # round 1's scoring too
+        ended = [s.view() for s in sessions]
+        assert ended[0]["events"] == ended[1]["events"]  # round 1's scoring too
+        assert ended[0]["last_round"] == ended[1]["last_round"] and ended[0]["score"] == ended[1]["score"]
 
 
 def test_the_same_seed_gives_the_same_game() -> None:
@@ -138,51 +172,137 @@ def test_replay_frames_step_through_every_position_with_all_cards() -> None:
     play_out(session)
     record = session.record()
     frames = replay_frames(record)
-    assert len(frames) == len(record.actions) + 1
-    assert frames[0]["move"] is None and frames[1]["move"].startswith("human (player_0): token:")
-    assert frames[-1]["winner"] == record.winner
+    assert record.rounds >= 2
+    # the first deal, a frame a decision, and at each round's end the scored table before the deal
+    assert len(frames) == 1 + len(record.actions) + record.rounds - 1
+    assert frames[0]["move"] == "The first deal." and frames[1]["move"].startswith("human (player_0) plays ")
+    assert not any("card:" in f["move"] or "split:" in f["move"] for f in frames)  # words, not engine names
+    scored = [f for f in frames if f["scoring"] is not None]
+    assert [f["phase"] for f in scored] == ["ROUND_OVER"] * (record.rounds - 1) + ["GAME_OVER"]
+    for f, summary in zip(scored, record.round_summaries, strict=True):
+        assert f["scoring"] == summary and f["markers"] == summary["markers"]
+        assert f["placed"] == summary["placed"]  # the Secrets are on the table
+    after = frames[frames.index(scored[0]) + 1]
+    assert after["move"].startswith("Round 2 dealt") and after["round"] == 2
+    assert (
+        frames[-1]["winner"] == record.winner
+        and frames[-1]["result"]["points"] == record.round_summaries[-1]["points"]
+    )
     assert sum(map(len, frames[0]["hands"])) == 13  # the starter's draw included
 
 
 # ------------------------------------------------------------------ terminal ---
 
 
-async def _drive(app: tui.PlayApp, limit: int = 300) -> int:
-    """Press "1" (the first choice) until the game is over or ``limit`` presses."""
-    async with app.run_test(size=(110, 45)) as pilot:
-        await pilot.press("9")  # no 9th choice in Hanamikoji: a bell, nothing played
-        presses = 0
-        while not app.session.over and presses < limit:
+def _check_nothing_is_cut(app: tui.PlayApp) -> None:
+    """Every panel fits the terminal, and no log line runs under the scrollbar."""
+    screen = app.screen.region
+    log = app.query_one("#log", tui.RichLog)
+    for widget in app.query("#header, #board, #status, #log"):
+        region = widget.region
+        assert region.height > 0 and screen.contains_region(region), (widget.id, region, screen)
+        if widget.id != "log":
+            assert widget.virtual_size.height <= region.height, widget.id  # nothing clipped below
+    assert log.region.height >= 4
+    width = log.scrollable_content_region.width
+    assert all(line.cell_length <= width for line in log.lines), width
+
+
+async def _play_by_keys(app: tui.PlayApp, size: tuple[int, int], limit: int = 400) -> dict[str, Any]:
+    """Play a whole game with the keys as a person would: the last token left, its cards chosen
+    from the right of the hand (descending), one selection cancelled, each round end read and
+    dismissed with Enter, every other decision by its number."""
+    seen: dict[str, Any] = {"round_ends": [], "cancelled": 0, "presses": 0}
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("9")  # no 9th choice: a bell, nothing played
+        while not app.session.over or isinstance(app.screen, tui.RoundEnd):
+            assert seen["presses"] < limit, "the game did not end"
+            seen["presses"] += 1
+            if isinstance(app.screen, tui.RoundEnd):
+                seen["round_ends"].append(app.screen.shown)
+                _check_modal_fits(app)
+                await pilot.press("enter")
+                continue
+            _check_nothing_is_cut(app)
+            view = app.session.view()
+            if app.pending is None and view["turn"] is not None:
+                await pilot.press(str(len(view["turn"]["tokens"])))  # the last token left
+                continue
+            if app.pending is not None:
+                hand, need = len(view["board"]["hand"]), app.pending["needed"]
+                if not seen["cancelled"] and need >= 2:
+                    await pilot.press(str(hand))
+                    assert app.pending["cards"] == [hand - 1]
+                    await pilot.press("escape")
+                    assert app.pending is None
+                    seen["cancelled"] += 1
+                    continue
+                for i in range(hand, hand - need, -1):
+                    await pilot.press(str(i))
+                assert "Enter confirms" in app.shown_status
+                await pilot.press("enter")
+                continue
             await pilot.press("1")
-            presses += 1
         await pilot.pause()
+        _check_nothing_is_cut(app)
+        seen["status"] = app.shown_status
         await pilot.press("q")
-    return presses
+    return seen
 
 
-def test_the_terminal_board_takes_numbered_choices() -> None:
-    app = tui.PlayApp(GameSession("random", seat=0, seed=4), None)
-    asyncio.run(_drive(app, limit=2))
-    hand = app.session.view()["board"]["hand"]
-    (token, card) = app.session.env.history().actions[:2]
-    assert token == (0, 0)  # [1] is Secret, and the 9 pressed first played nothing
-    assert card[0] == 0 and 4 <= card[1] <= 10
-    assert app.shown_status.count("You play Secret") == 0  # the status shows the table, the log the moves
-    assert "Your hand: " + " ".join(f"G{g}" for g in hand) in app.shown_status
-    assert app.shown_log[0].startswith("You play Secret")
+def _check_modal_fits(app: tui.PlayApp) -> None:
+    """The round-end screen shows all of its table and text inside the terminal."""
+    screen = app.screen
+    table, text = screen.query("Static")
+    assert table.region.height >= 9 and text.region.height >= 3  # a title, a header, 7 geishas
+    for widget in (table, text):
+        assert screen.region.contains_region(widget.region), widget.region
+        assert widget.virtual_size.height <= widget.region.height
+        assert widget.virtual_size.width <= widget.region.width
+
+
+def test_the_terminal_board_chooses_cards_in_any_order() -> None:
+    session = GameSession("random", seat=0, seed=4)
+    app = tui.PlayApp(session, None)
+    hand = session.view()["board"]["hand"]
+
+    async def drive() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("3")  # Gift
+            assert "Gift: selected -; choose 3 more" in app.shown_status
+            for key in "531":  # the fifth, third and first cards of the hand
+                await pilot.press(key)
+            await pilot.press("3")  # put the third back
+            assert app.pending is not None and app.pending["cards"] == [4, 0]
+            await pilot.press("2", "enter")
+            await pilot.pause()
+            await pilot.press("q")
+
+    asyncio.run(drive())
+    chosen = sorted([hand[4], hand[0], hand[1]])
+    actions = [a for seat, a in session.env.history().actions if seat == 0][:4]
+    assert actions == [2] + [CARD_BASE + g for g in chosen]  # the token, then the cards ascending
+    assert app.shown_log[0] == f"You offer a Gift: {card_names(chosen)}."
 
 
 @pytest.mark.slow
-def test_the_terminal_board_plays_a_whole_game_by_keys_and_appends_records(tmp_path: Path) -> None:
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_the_terminal_board_plays_a_whole_game_by_keys_and_appends_records(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
     path = tmp_path / "games.jsonl"
-    for seed in (1, 2):
+    for seed in (8, 2):
         app = tui.PlayApp(GameSession("heuristic", seat=seed % 2, seed=seed), path)
-        presses = asyncio.run(_drive(app))
-        assert presses == sum(1 for s, _ in app.session.record().actions if s == seed % 2)
-        assert app.recorded and "Game over" in app.shown_status and "Press q to quit" in app.shown_status
+        seen = asyncio.run(_play_by_keys(app, size))
+        record = app.session.record()
+        assert seen["cancelled"] == 1 and len(seen["round_ends"]) == record.rounds
+        assert all("Secrets revealed" in r and "Totals" in r for r in seen["round_ends"])
+        assert "Game over" in seen["round_ends"][-1] and "charm points" in seen["round_ends"][-1]
+        assert app.recorded and "Game over" in seen["status"] and "Press q to quit" in seen["status"]
         assert app.shown_log[-1].startswith("The game record was appended")
     saved = list(records.read_records(path))
     assert len(saved) == 2  # the second game was appended, not written over the first
+    assert saved[0].rounds >= 2
     for r in saved:
         records.verify(r)
 
@@ -193,6 +313,9 @@ def test_the_terminal_board_shows_the_table_as_the_person_sees_it() -> None:
     text = str(tui.status_text(view))
     assert "Your hand: " + " ".join(f"G{g}" for g in view["board"]["hand"]) in text
     assert "[1] Secret (1 card)" in text and "[4] Competition (4 cards)" in text
+    header = tui.header_text(view).plain
+    assert "Round 1" in header and "you are player_0" in header and "your move" in header
+    assert "charm 0-0 · geishas 0-0 (you-opp)" in header
 
 
 def test_hanamikoji_play_refuses_bad_arguments(capsys, tmp_path: Path) -> None:
@@ -242,7 +365,7 @@ def test_server_plays_whole_games_and_sends_only_the_players_view(client: TestCl
         assert game.meta["practice"] is True and game.meta["seed"] == 10 + seat
         assert gid not in store.games and gid in store.finished  # its slot is free at once
         frames = client.post("/api/replay", json=json.loads(record.text)).json()["frames"]
-        assert len(frames) == len(game.actions) + 1
+        assert len(frames) == len(game.actions) + game.rounds  # and a scored table a round but the last
 
 
 def test_server_validates_every_request_and_leaves_the_game_unchanged(client: TestClient) -> None:
@@ -459,3 +582,136 @@ def test_games_nobody_moved_in_go_after_five_minutes() -> None:
     now[0] = 301.0
     assert client.get(f"/api/games/{orphan['id']}").status_code == 404  # abandoned at the start
     assert client.get(f"/api/games/{played['id']}").status_code == 200  # in play: an hour's grace
+
+
+# ------------------------------------------------ selections, watching ---
+
+
+def test_a_selection_in_any_order_plays_as_the_engine_takes_it_or_changes_nothing() -> None:
+    """Over many random positions: play_turn accepts a token and cards exactly when playing the
+    token and then the cards in ascending order, one action at a time, is legal; a refusal names
+    the legal choices and leaves the game as it was."""
+    rng = np.random.default_rng(0)
+    accepted = refused = 0
+    for game in range(40):
+        session = GameSession("random", seat=game % 2, seed=game)
+        while not session.over:
+            view = session.view()
+            turn = view["turn"]
+            if turn is None:
+                session.play(int(rng.choice([c["action"] for c in view["choices"]])))
+                continue
+            hand = view["board"]["hand"]
+            token = None if turn["token"] is not None else int(rng.integers(0, 5))
+            size = int(rng.integers(1, 5))
+            cards = [int(g) for g in rng.choice(7, size=size)] if rng.random() < 0.4 else None
+            if cards is None:
+                n = turn["needed"] if token is None else [1, 2, 3, 4][token % 4]
+                cards = [int(g) for g in rng.permutation(hand)[:n]]
+            legal = _sequential_is_legal(session, token, cards)
+            before = (session.view(), session.env.history())
+            if legal:
+                session.play_turn(cards, token)
+                accepted += 1
+            else:
+                with pytest.raises(ValueError) as refusal:
+                    session.play_turn(cards, token)
+                assert (session.view(), session.env.history()) == before
+                message = str(refusal.value)
+                assert "hand" in message or "token" in message or "not your move" in message, message
+                refused += 1
+    assert accepted > 300 and refused > 300
+
+
+def _sequential_is_legal(session: GameSession, token: int | None, cards: list[int]) -> bool:
+    """Whether the env takes the token and the cards (ascending) one action at a time."""
+    env = copy.deepcopy(session.env)
+    agent = AGENTS[session.seat]
+    steps = ([] if token is None else [token]) + [CARD_BASE + g for g in sorted(cards)]
+    for i, action in enumerate(steps):
+        mask = env.observe(agent)["action_mask"]
+        if env.agent_selection != agent or not 0 <= action < len(mask) or not mask[action]:
+            return False
+        env.step(action)
+        if i < len(steps) - 1 and env.game.phase.name != "SELECT":
+            return False  # the token's cards are all chosen before the list ends
+    return env.game.phase.name != "SELECT" or env.agent_selection != agent  # the selection is complete
+
+
+def test_the_server_takes_a_whole_selection_or_refuses_it_unchanged(client: TestClient) -> None:
+    view = new_game(client, seed=4)  # hand G0 G1 G1 G3 G5 G5 G6 for player_0
+    gid, hand = view["id"], view["board"]["hand"]
+    for body, status, message in [
+        ({"token": 2, "cards": [hand[0], hand[1]]}, 400, "needs 3 more card(s)"),
+        ({"token": 2, "cards": [4, 4, 4]}, 400, "not all in your hand"),
+        ({"cards": [hand[0]]}, 400, "choose a token first"),
+        ({"token": 4, "cards": [0]}, 422, ""),
+        ({"token": 2, "cards": [7, 0, 1]}, 422, ""),
+        ({"token": 2, "cards": []}, 422, ""),
+        ({"token": 2, "cards": [0, 1, 2, 3, 4]}, 422, ""),
+        ({"token": 2, "cards": "G0 G1"}, 422, ""),
+    ]:
+        response = client.post(f"/api/games/{gid}/turn", json=body)
+        assert response.status_code == status, (body, response.text)
+        assert message in response.text
+        assert client.get(f"/api/games/{gid}").json() == view  # unchanged
+    descending = sorted(hand[-3:], reverse=True)
+    after = client.post(f"/api/games/{gid}/turn", json={"token": 2, "cards": descending}).json()
+    assert after["events"][0]["text"] == f"You offer a Gift: {card_names(sorted(descending))}."
+
+
+def test_watching_two_bots_is_bounded_like_playing(client: TestClient) -> None:
+    watched = client.post("/api/watch", json={"players": ["heuristic", "random"], "seed": 3})
+    assert watched.status_code == 200, watched.text
+    data = watched.json()
+    (record,) = [records.parse_line(line) for line in data["record"].splitlines()]
+    records.verify(record)
+    assert record.players == ("heuristic", "random") and data["frames"] == replay_frames(record)
+    assert client.post("/api/watch", json={"players": ["heuristic", "random"], "seed": 3}).json() == data
+    for body, status in [
+        ({"players": ["heuristic", "ckpt:/etc/passwd"]}, 400),  # a browser never names a file
+        ({"players": ["heuristic"]}, 422),
+        ({"players": ["heuristic", "random", "search"]}, 422),
+        ({"players": ["heuristic", "random"], "seed": -1}, 422),
+        ({"players": ["x" * 300, "random"]}, 422),
+    ]:
+        assert client.post("/api/watch", json=body).status_code == status, body
+    app = create_app("random", new_games_per_minute=2)
+    limited = TestClient(app)
+    assert limited.post("/api/games", json={}).status_code == 200
+    assert limited.post("/api/watch", json={"players": ["random", "random"]}).status_code == 200
+    refused = limited.post("/api/watch", json={"players": ["random", "random"]})
+    assert refused.status_code == 429  # played and watched games share the per-client rate
+
+
+def test_bot_games_are_watched_a_few_at_a_time(monkeypatch) -> None:
+    from hanamikoji_env.play import server
+
+    started, release = threading.Event(), threading.Event()
+
+    def slow_game(players: tuple[str, str], seed: int | None, round_limit: int | None) -> records.GameRecord:
+        started.set()
+        release.wait(10)
+        return bot_game(players, 1, round_limit)
+
+    monkeypatch.setattr(server, "WATCHED_AT_ONCE", 1)
+    monkeypatch.setattr(server, "bot_game", slow_game)
+    client = TestClient(server.create_app("random"))
+    body = {"players": ["random", "random"]}
+    first: list[int] = []
+    worker = threading.Thread(target=lambda: first.append(client.post("/api/watch", json=body).status_code))
+    worker.start()
+    assert started.wait(10)
+    busy = client.post("/api/watch", json=body)
+    assert busy.status_code == 503 and "at once" in busy.json()["detail"]
+    assert client.get("/api/opponents").status_code == 200  # everyone else is still served
+    release.set()
+    worker.join(10)
+    assert first == [200]
+    assert client.post("/api/watch", json=body).status_code == 200  # the slot came back
+
+
+def test_the_page_has_an_icon(client: TestClient) -> None:
+    icon = client.get("/favicon.ico")
+    assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
+    assert client.get("/static/favicon.svg").status_code == 200

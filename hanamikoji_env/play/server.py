@@ -35,9 +35,14 @@ API (JSON):
 - ``POST /api/games`` ``{"opponent": "heuristic", "seat": 0, "seed": null}`` -> the view and ``"id"``
 - ``GET /api/games/{id}`` -> the view
 - ``POST /api/games/{id}/actions`` ``{"action": 4}`` -> the view after your move and the bot's replies
+- ``POST /api/games/{id}/turn`` ``{"token": 2, "cards": [5, 0, 3]}`` -> a token (at the start of a
+  turn; leave it out while selecting) and its cards in any order, all or nothing: a selection that
+  is not legal is refused (400) with the legal choices named, and the game is unchanged
 - ``GET /api/games/{id}/record`` -> the finished game's record (JSON lines, 409 while playing)
 - ``POST /api/replay`` (one record: the JSON object of one line of a record file) -> ``{"players", "frames"}``
-- ``GET /api/opponents`` -> the opponents a browser may choose
+- ``POST /api/watch`` ``{"players": ["heuristic", "search"], "seed": null}`` -> a whole game of two
+  bots, ``{"players", "frames", "record"}``, which the page shows move by move
+- ``GET /api/opponents`` -> the opponents a browser may choose (also the bots it may watch)
 """
 
 from __future__ import annotations
@@ -64,7 +69,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 from hanamikoji_env import records
 from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.bots.spec import parse_player
-from hanamikoji_env.play.session import GameSession, replay_frames
+from hanamikoji_env.play.session import GameSession, bot_game, replay_frames
 from hanamikoji_env.rules import check_round_limit
 
 BUILTIN_OPPONENTS = ("random", "heuristic", "search")
@@ -74,6 +79,9 @@ MAX_BODY_BYTES = 16 * 1024
 MAX_REPLAY_DECISIONS = 5000
 """The most decisions a replayed record may hold (real games have a few hundred)."""
 NEW_GAMES_PER_MINUTE = 30
+"""New games a client may start a minute, played and watched together."""
+WATCHED_AT_ONCE = 4
+"""Bot games the server plays for watchers at the same time (each takes a worker thread)."""
 UNSTARTED_SECONDS = 300.0
 """A game nobody has moved in is dropped after this long (or ``idle_seconds``, if shorter): a
 client that gave up at once (a timed-out cold start) does not hold a slot for an hour."""
@@ -92,6 +100,18 @@ class NewGame(BaseModel):
 class Move(BaseModel):
     model_config = ConfigDict(extra="forbid")
     action: Annotated[StrictInt, Field(ge=0, lt=NUM_ACTIONS)]
+
+
+class Turn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    token: Annotated[StrictInt, Field(ge=0, le=3)] | None = None
+    cards: Annotated[list[Annotated[StrictInt, Field(ge=0, le=6)]], Field(min_length=1, max_length=4)]
+
+
+class Watch(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    players: Annotated[list[Annotated[str, Field(max_length=200)]], Field(min_length=2, max_length=2)]
+    seed: Annotated[StrictInt, Field(ge=0, le=MAX_SEED)] | None = None
 
 
 @dataclass
@@ -255,6 +275,7 @@ def create_app(
     allowed = list(dict.fromkeys([opponent, *BUILTIN_OPPONENTS]))
     store = GameStore(max_games, idle_seconds)
     limiter = RateLimit(new_games_per_minute)
+    watching = threading.BoundedSemaphore(WATCHED_AT_ONCE)
     app = FastAPI(title="Hanamikoji", docs_url=None, redoc_url=None, openapi_url=None)
     static = resources.files("hanamikoji_env.play") / "static"
     app.mount("/static", StaticFiles(directory=str(static)), name="static")
@@ -280,9 +301,23 @@ def create_app(
     def index() -> FileResponse:
         return FileResponse(str(static / "index.html"), media_type="text/html")
 
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> FileResponse:
+        return FileResponse(str(static / "favicon.svg"), media_type="image/svg+xml")
+
     @app.get("/api/opponents")
     def opponents() -> dict[str, Any]:
         return {"opponents": allowed, "default": opponent}
+
+    def admit(request: Request, players: list[str], refusal: str) -> None:
+        """A new game, played or watched: only listed bots (never a file a browser names), and
+        at most ``new_games_per_minute`` a minute from one address."""
+        for spec in players:
+            if spec not in allowed:
+                raise HTTPException(400, f"{refusal} {allowed}, got {_excerpt(spec, 50)!r}")
+        client = request.client.host if request.client else "?"
+        if not limiter.allow(client):
+            raise HTTPException(429, f"at most {limiter.per_minute} new games a minute from one address")
 
     @app.post("/api/games")
     async def new_game(request: Request) -> dict[str, Any]:
@@ -291,11 +326,7 @@ def create_app(
             parse_json(await read_body(request, MAX_BODY_BYTES)) if _has_body(request) else None,
         )
         chosen = body.opponent or opponent
-        if chosen not in allowed:
-            raise HTTPException(400, f"opponent must be one of {allowed}, got {_excerpt(chosen, 50)!r}")
-        client = request.client.host if request.client else "?"
-        if not limiter.allow(client):
-            raise HTTPException(429, f"at most {limiter.per_minute} new games a minute from one address")
+        admit(request, [chosen], "opponent must be one of")
 
         def start() -> dict[str, Any]:
             session = GameSession(chosen, body.seat, body.seed, round_limit, source="hanamikoji-serve")
@@ -309,21 +340,53 @@ def create_app(
         with game.lock:
             return view(gid, game.session)
 
-    @app.post("/api/games/{gid}/actions")
-    async def play(gid: str, request: Request) -> dict[str, Any]:
-        move = validate(Move, parse_json(await read_body(request, MAX_BODY_BYTES)))
+    async def moved(gid: str, move: Callable[[GameSession], None]) -> dict[str, Any]:
+        """The view after ``move`` (the person's, then the bot's replies), made off the event loop
+        under the game's lock; a move the session refuses is a 400, the game unchanged."""
 
         def act() -> dict[str, Any]:
             game = store.get(gid)
             with game.lock:
                 try:
-                    game.session.play(move.action)
+                    move(game.session)
                 except ValueError as e:
                     raise HTTPException(400, _excerpt(str(e), 300)) from None
                 store.moved(gid, game)
                 return view(gid, game.session)
 
         return await run_in_threadpool(act)
+
+    @app.post("/api/games/{gid}/actions")
+    async def play(gid: str, request: Request) -> dict[str, Any]:
+        chosen = validate(Move, parse_json(await read_body(request, MAX_BODY_BYTES)))
+        return await moved(gid, lambda session: session.play(chosen.action))
+
+    @app.post("/api/games/{gid}/turn")
+    async def turn(gid: str, request: Request) -> dict[str, Any]:
+        chosen = validate(Turn, parse_json(await read_body(request, MAX_BODY_BYTES)))
+        return await moved(gid, lambda session: session.play_turn(chosen.cards, chosen.token))
+
+    @app.post("/api/watch")
+    async def watch(request: Request) -> dict[str, Any]:
+        body = validate(Watch, parse_json(await read_body(request, MAX_BODY_BYTES)))
+        admit(request, body.players, "players must be among")
+
+        def play() -> dict[str, Any]:
+            if not watching.acquire(blocking=False):  # taken in the worker: a cancelled request leaks no slot
+                raise HTTPException(
+                    503, f"the server plays {WATCHED_AT_ONCE} bot games at once; try again later"
+                )
+            try:
+                record = bot_game((body.players[0], body.players[1]), body.seed, round_limit)
+                return {
+                    "players": list(record.players),
+                    "frames": replay_frames(record),
+                    "record": record.to_json() + "\n",
+                }
+            finally:
+                watching.release()
+
+        return await run_in_threadpool(play)
 
     @app.get("/api/games/{gid}/record")
     def record(gid: str) -> Response:

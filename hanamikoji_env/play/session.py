@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from hanamikoji_env import records
+from hanamikoji_env import engine, records
 from hanamikoji_env.actions import (
     CARD_BASE,
     COMP_TAKE_A,
@@ -41,7 +41,20 @@ from hanamikoji_env.aec import AGENTS, raw_env
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.observation import InfoSet, decode
-from hanamikoji_env.rules import CENTRE, DRAW, NUM_GEISHAS, VALUES, Phase, State, cards_of
+from hanamikoji_env.rules import (
+    CENTRE,
+    DRAW,
+    NUM_GEISHAS,
+    VALUES,
+    WIN_GEISHAS,
+    WIN_POINTS,
+    Phase,
+    State,
+    cards_of,
+    count_cards,
+    score,
+)
+from hanamikoji_env.tournament import play_env
 
 HUMAN = "human"
 """The player name a person gets in game records."""
@@ -51,8 +64,11 @@ VIEW_KEYS = (
     "round",
     "phase",
     "your_move",
+    "to_move",
     "board",
+    "score",
     "choices",
+    "turn",
     "events",
     "last_round",
     "result",
@@ -130,6 +146,56 @@ class GameSession:
         self._step(int(action), mine=True)
         self._advance()
 
+    def play_turn(self, cards: list[int], token: int | None = None) -> None:
+        """The person's whole selection at once, in any order: ``token`` (when the turn has not
+        begun) and then ``cards``, played in the engine's ascending order.  ``ValueError``, with
+        the game unchanged and the legal choices named, unless every step is legal."""
+        problem = self.turn_error(cards, token)
+        if problem:
+            raise ValueError(problem)
+        if token is not None:
+            self.play(token)
+        for g in sorted(cards):
+            self.play(CARD_BASE + g)
+
+    def turn_error(self, cards: list[int], token: int | None = None) -> str | None:
+        """Why :meth:`play_turn` would refuse ``token`` and ``cards`` now (None: it would not)."""
+        if self.over:
+            return "the game is over"
+        if not self.your_move:
+            return "it is not your move"
+        info = self._info
+        tokens = [t for t in range(len(TOKEN_NAMES)) if not info.spent_me[t]]
+        if token is not None:
+            if info.phase != Phase.TOKEN:
+                return f"a token is chosen at the start of a turn; now: {info.phase.name}"
+            if isinstance(token, bool) or not isinstance(token, int) or token not in tokens:
+                return f"token must be one you have left: {_token_list(tokens)}; got {token!r}"
+            need, chosen = TOKEN_SIZES[token], ()
+        elif info.phase == Phase.SELECT:
+            need, chosen = info.cards_needed, cards_of(info.selection)
+        else:
+            return f"choose a token first ({_token_list(tokens)}); now: {info.phase.name}"
+        if not isinstance(cards, list) or not all(
+            isinstance(g, int) and not isinstance(g, bool) for g in cards
+        ):
+            return f"cards must be a list of geisha numbers, got {cards!r}"[:200]
+        free = tuple(h - c for h, c in zip(info.hand, count_cards(chosen), strict=True))
+        hand = card_names(cards_of(free))
+        what = TOKEN_NAMES[token if token is not None else info.token]
+        if len(cards) != need:
+            return f"{what} needs {need} more card(s), got {len(cards)}; your hand: {hand}"
+        if any(not 0 <= g < NUM_GEISHAS for g in cards) or any(
+            n > free[g] for g, n in enumerate(count_cards(cards))
+        ):
+            return f"the cards {card_names(cards)[:60]} are not all in your hand: {hand}"
+        if chosen and min(cards) < max(chosen):  # the engine takes a selection in ascending order
+            return (
+                f"the selection so far ({card_names(chosen)}) goes on from G{max(chosen)} up; "
+                f"choose from: {card_names([g for g in cards_of(free) if g >= max(chosen)])}"
+            )
+        return None
+
     def _advance(self) -> None:
         bot_agent = AGENTS[1 - self.seat]
         while not self.over and self.env.agent_selection == bot_agent:
@@ -145,7 +211,7 @@ class GameSession:
             new += describe_last(before, mine, action if public else None)
             summaries = self.env.history().round_summaries
             if len(summaries) == round_before:
-                new.append(_scoring_event(summaries[-1], self.seat))
+                new.append(_scoring_event(summaries, self.seat, self.result()))
             if not self.over:
                 starts = "you start" if after.i_started else "the opponent starts"
                 new.append(_event("table", "deal", [], f"Round {after.round} dealt; {starts}."))
@@ -163,6 +229,8 @@ class GameSession:
     # -------------------------------------------------------------- views ---
 
     def result(self) -> dict[str, Any] | None:
+        """The final result once the game is over: the winner, the score (charm points and
+        geishas, yours first), why the game ended, and all of it in one sentence."""
         h = self.env.history()
         if not h.over:
             return None
@@ -170,32 +238,65 @@ class GameSession:
             who = "you" if h.illegal[0] == self.seat else "the opponent"
             return {
                 "winner": "opponent" if who == "you" else "you",
+                "points": None,
+                "geishas": None,
+                "reason": f"{who} moved illegally",
                 "text": f"Game over: {who} moved illegally.",
             }
-        if h.winner == DRAW:
-            return {"winner": "draw", "text": f"Game over after {h.round} round(s): a draw."}
-        you = h.winner == self.seat
+        last = h.round_summaries[-1]
+        me, opp = self.seat, 1 - self.seat
+        points, geishas = (
+            [last["points"][me], last["points"][opp]],
+            [last["geishas"][me], last["geishas"][opp]],
+        )
+        winner = "draw" if h.winner == DRAW else "you" if h.winner == self.seat else "opponent"
+        why = ending_reason(points, geishas, winner, ("you", "the opponent"), h.round)
+        head = {"you": "you win", "opponent": "the opponent wins", "draw": "a draw"}[winner]
         return {
-            "winner": "you" if you else "opponent",
-            "text": f"Game over after {h.round} round(s): {'you win' if you else 'the opponent wins'}.",
+            "winner": winner,
+            "points": points,
+            "geishas": geishas,
+            "reason": why,
+            "text": f"Game over after {h.round} round(s): {head}, {points[0]}-{points[1]} in charm "
+            f"points and {geishas[0]}-{geishas[1]} in geishas (you-opponent): {why}.",
         }
 
     def view(self) -> dict[str, Any]:
         """What the person may know now, JSON-ready (keys :data:`VIEW_KEYS`)."""
         info = self._info
         last = self.env.history().round_summaries
+        b = board(info)
         return {
             "seat": self.seat,
             "opponent": self.opponent,
             "round": info.round,
             "phase": info.phase.name,
             "your_move": self.your_move,
-            "board": board(info),
+            "to_move": None if self.over else "you" if self.your_move else "opponent",
+            "board": b,
+            "score": standing(b["markers"]),
             "choices": [{"action": a, "label": choice_label(a, info)} for a in self.legal_actions()],
+            "turn": self._turn_choices(info),
             "events": list(self.events),
-            "last_round": _scoring_event(last[-1], self.seat) if last else None,
+            "last_round": _scoring_event(last, self.seat, self.result()) if last else None,
             "result": self.result(),
             "practice": self.practice,
+        }
+
+    def _turn_choices(self, info: InfoSet) -> dict[str, Any] | None:
+        """For a board that lets the person pick a token and then its cards in any order before
+        sending them (:meth:`play_turn`): the tokens left with their sizes, and the hand."""
+        if not self.your_move or info.phase not in (Phase.TOKEN, Phase.SELECT):
+            return None
+        return {
+            "tokens": [
+                {"token": t, "name": TOKEN_NAMES[t], "cards": TOKEN_SIZES[t]}
+                for t in range(len(TOKEN_NAMES))
+                if not info.spent_me[t]
+            ],
+            "token": info.token if info.phase == Phase.SELECT else None,
+            "selected": list(cards_of(info.selection)),
+            "needed": info.cards_needed if info.phase == Phase.SELECT else None,
         }
 
     def record(self) -> records.GameRecord:
@@ -233,6 +334,37 @@ def board(info: InfoSet) -> dict[str, Any]:
         "draw_pile_size": info.draw_pile_size,
         "your_decision": info.my_decision,
     }
+
+
+def standing(markers: list[str | None]) -> dict[str, dict[str, int]]:
+    """Charm points and geishas of each side as the favour markers stand now."""
+    return {
+        side: {
+            "charm": sum(VALUES[g] for g, m in enumerate(markers) if m == side),
+            "geishas": sum(m == side for m in markers),
+        }
+        for side in ("you", "opponent")
+    }
+
+
+def ending_reason(
+    points: list[int], geishas: list[int], winner: str, names: tuple[str, str], rounds: int
+) -> str:
+    """Why a game ended, in words: ``points``/``geishas`` of the two sides ``names`` (in that
+    order), ``winner`` one of ``"you"``/``"opponent"`` (the first/second name) or ``"draw"``."""
+    if winner == "draw":
+        return f"the round limit ({rounds}) was reached with charm points and geishas level"
+    w = 0 if winner in ("you", names[0]) else 1
+    if points[w] >= WIN_POINTS:
+        return f"{names[w]} reached {points[w]} charm points (a win at {WIN_POINTS})"
+    if geishas[w] >= WIN_GEISHAS:
+        return f"{names[w]} won the favour of {geishas[w]} geishas (a win at {WIN_GEISHAS})"
+    lead = "more charm points" if points[w] != points[1 - w] else "more geishas"
+    return f"the round limit ({rounds}) was reached and {names[w]} had {lead}"
+
+
+def _token_list(tokens: list[int]) -> str:
+    return ", ".join(f"{t} ({TOKEN_NAMES[t]})" for t in tokens) or "none"
 
 
 def choice_label(action: int, info: InfoSet) -> str:
@@ -338,43 +470,111 @@ def _token_event(token: int, mine: bool, cards: list[int]) -> dict[str, Any]:
     return _event("you", "trade-off", cards, f"You play Trade-off: {card_names(cards)} leave the round.")
 
 
-def _scoring_event(summary: dict[str, Any], seat: int) -> dict[str, Any]:
-    """A scoring from the person's side (the summary itself is public)."""
+def _scoring_event(
+    summaries: list[dict[str, Any]], seat: int, result: dict[str, Any] | None
+) -> dict[str, Any]:
+    """The latest scoring from the person's side, for the log and the round-end screen: the
+    revealed Secrets, each geisha's cards on both sides (Secrets included, never a Trade-off),
+    the markers before and after, and the totals.  All of it is public once a round is scored."""
     me, opp = seat, 1 - seat
-    s = summary
+    s = summaries[-1]
+    owner = {CENTRE: None, me: "you", opp: "opponent"}
+    before = summaries[-2]["markers"] if len(summaries) > 1 else [CENTRE] * NUM_GEISHAS
     text = (
         f"Round {s['round']} scored: Secrets revealed (you G{s['secrets'][me]}, the opponent "
         f"G{s['secrets'][opp]}); charm points {s['points'][me]}-{s['points'][opp]}, "
         f"geishas {s['geishas'][me]}-{s['geishas'][opp]} (you-opponent)."
     )
     e = _event("table", "scoring", [], text)
+    e["round"] = s["round"]
+    e["secrets"] = [s["secrets"][me], s["secrets"][opp]]
+    e["placed"] = [list(s["placed"][me]), list(s["placed"][opp])]
+    e["markers_before"] = [owner[m] for m in before]
+    e["markers"] = [owner[m] for m in s["markers"]]
     e["points"] = [s["points"][me], s["points"][opp]]
     e["geishas"] = [s["geishas"][me], s["geishas"][opp]]
-    e["markers"] = [None if m == CENTRE else "you" if m == me else "opponent" for m in s["markers"]]
+    e["final"] = result is not None and result.get("points") is not None
     return e
 
 
 # ------------------------------------------------------------- replays ---
 
 
+def bot_game(
+    players: tuple[str, str], seed: int | None = None, round_limit: int | None = None
+) -> records.GameRecord:
+    """A whole game of two bots (player specs; ``players[0]`` is player_0), for watching: its
+    record, which :func:`replay_frames` shows move by move.  Without a ``seed`` the deals take
+    128 bits from the operating system."""
+    seed = secrets.randbits(128) if seed is None else seed
+    bots = tuple(parse_player(spec).make(seed, round_limit) for spec in players)
+    for i, bot in enumerate(bots):
+        bot.reset(seed=seed + 1 + i)
+    env = play_env((bots[0], bots[1]), seed, round_limit)
+    return records.from_env(env, players, {"source": "hanamikoji-serve watch"})
+
+
 def replay_frames(record: records.GameRecord) -> list[dict[str, Any]]:
     """Every position of a recorded game with all cards shown (a record holds every deck):
-    the first deal, then one frame per action, each with the move that led to it."""
+    the first deal, one frame per decision with the move that led to it in words, and for
+    each round that ends, the scored table (Secrets revealed, markers moved) before the next
+    deal, so a replay shows what the players saw at the table."""
     records.verify(record)
     states = records.replay(record)
-    frames = [_frame(states[0], None, None, record)]
-    for (seat, action), state in zip(record.actions, states[1:], strict=True):
-        frames.append(_frame(state, seat, action, record))
+    names = tuple(f"{p} (player_{i})" for i, p in enumerate(record.players))
+    frames = [_frame(states[0], "The first deal.", record)]
+    for (seat, action), before, state in zip(record.actions, states[:-1], states[1:], strict=True):
+        text = move_text(before, seat, action, names)
+        if state.round != before.round:  # the action ended the round: the scored table, then the deal
+            frames.append(_frame(engine.apply(before, action), text, record, seat))
+            frames.append(_frame(state, f"Round {state.round} dealt; {names[state.starter]} starts.", record))
+        else:
+            frames.append(_frame(state, text, record, seat))
     return frames
 
 
-def _frame(state: State, seat: int | None, action: int | None, record: records.GameRecord) -> dict[str, Any]:
-    move = None if seat is None else f"{record.players[seat]} (player_{seat}): {action_name(action)}"  # type: ignore[arg-type]
+def move_text(state: State, seat: int, action: int, names: tuple[str, str]) -> str:
+    """A decision in words, told with full information (for replays and watched games)."""
+    who = names[seat]
+    if action < CARD_BASE:
+        return f"{who} plays {TOKEN_NAMES[action]}."
+    if action < SPLIT_BASE:
+        chosen = card_names([*state.selection, action - CARD_BASE])
+        return f"{who} chooses {chosen} for {TOKEN_NAMES[state.token]}."
+    if action < GIFT_TAKE_BASE:
+        i = SPLITS[action - SPLIT_BASE]
+        o = state.offer
+        return f"{who} splits the Competition cards: A {card_names([o[i[0]], o[i[1]]])} | B {card_names([o[i[2]], o[i[3]]])}."
+    if action < COMP_TAKE_A:
+        return f"{who} takes G{action - GIFT_TAKE_BASE} from the Gift."
+    take_a = action == COMP_TAKE_A
+    taken = state.offer[:2] if take_a else state.offer[2:]
+    return f"{who} takes set {'A' if take_a else 'B'} ({card_names(taken)})."
+
+
+def _frame(state: State, text: str, record: records.GameRecord, seat: int | None = None) -> dict[str, Any]:
+    scored = state.phase in (Phase.ROUND_OVER, Phase.GAME_OVER)
+    result = None
+    if state.phase == Phase.GAME_OVER and state.last_round is not None:
+        s = state.last_round
+        names = tuple(f"{p} (player_{i})" for i, p in enumerate(record.players))
+        w = state.winner
+        winner = "draw" if w == DRAW else names[w]  # type: ignore[index]
+        why = ending_reason(list(s.points), list(s.geishas), winner, names, state.round)  # type: ignore[arg-type]
+        result = {
+            "winner": w,
+            "points": list(s.points),
+            "geishas": list(s.geishas),
+            "reason": why,
+            "text": f"Game over after {state.round} round(s): {'a draw; ' if w == DRAW else ''}{why}.",
+        }
     return {
-        "move": move,
+        "move": text,
+        "seat": seat,
         "round": state.round,
         "phase": state.phase.name,
-        "to_move": state.to_move,
+        "to_move": None if scored else state.to_move,
+        "token": state.token,
         "markers": list(state.markers),
         "placed": [list(p) for p in state.placed],
         "hands": [list(cards_of(h)) for h in state.hands],
@@ -385,6 +585,9 @@ def _frame(state: State, seat: int | None, action: int | None, record: records.G
         "selection": list(state.selection),
         "removed": state.removed,
         "draw_pile": list(state.draw_pile),
+        "score": {"points": list(score(state.markers)[0]), "geishas": list(score(state.markers)[1])},
+        "scoring": None if not scored or state.last_round is None else state.last_round.as_dict(),
         "last_round": None if state.last_round is None else state.last_round.as_dict(),
+        "result": result,
         "winner": state.winner,
     }
