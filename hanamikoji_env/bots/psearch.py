@@ -32,6 +32,8 @@ Tournament spec: ``psearch:ckpt=PATH[,samples=N,candidates=K]``; needs torch.
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -99,23 +101,53 @@ class PolicySearchBot(Bot):
     def q_values(self, vector: np.ndarray, candidates: np.ndarray) -> np.ndarray:
         """Mean round-end value (:func:`~hanamikoji_env.simulate.round_values`) of each candidate
         action for the player to move, over the same determinizations and uniforms."""
-        n, k = self.samples, len(candidates)
-        base = determinized_rows(vector, self.rng, n)
-        rows = np.tile(base, (k, 1))  # row c * n + j: candidate c in determinization j
-        apply_sequences(
-            rows, np.repeat(candidates, n)[:, None], np.ones(k * n, dtype=np.int64), self.round_limit
-        )
-        uniforms = self.rng.random((n, PLAYOUT_STEPS))
-
-        def choose(
-            ids: np.ndarray, seats: np.ndarray, obs: np.ndarray, mask: np.ndarray, step: int
-        ) -> np.ndarray:
-            return sample_actions(self.probs(obs, mask), uniforms[ids % n, step])  # both seats: the policy
-
-        return play_out(rows, choose, self.round_limit).reshape(k, n).mean(axis=1)
+        return search_values(
+            self.probs, vector[None], [candidates], self.rng, self.samples, self.round_limit
+        )[0]
 
     def __repr__(self) -> str:
         return (
             f"PolicySearchBot(samples={self.samples}, candidates={self.candidates}, "
             f"prior={self.prior}, seed={self._seed})"
         )
+
+
+Probs = Callable[[np.ndarray, np.ndarray], np.ndarray]
+"""``probs(obs, mask)``: move probabilities per row (0 where illegal)."""
+
+
+def search_values(
+    probs: Probs,
+    vectors: np.ndarray,
+    candidates: list[np.ndarray],
+    rng: np.random.Generator,
+    samples: int,
+    round_limit: int | None,
+) -> list[np.ndarray]:
+    """:meth:`PolicySearchBot.q_values` of many positions at once (``vectors[b]`` with its
+    ``candidates[b]``): every position's determinizations and uniforms are drawn in turn, then
+    all rows play out together, one policy call per step for all of them.  For search targets
+    (expert iteration), where one position at a time would leave the network's batch small."""
+    n = samples
+    rows, firsts, sizes = [], [], []
+    uniforms = np.empty((len(vectors) * n, PLAYOUT_STEPS))
+    for b, (vector, cands) in enumerate(zip(vectors, candidates, strict=True)):
+        base = determinized_rows(vector, rng, n)
+        block = np.tile(base, (len(cands), 1))  # row c * n + j: candidate c in determinization j
+        apply_sequences(
+            block, np.repeat(cands, n)[:, None], np.ones(len(cands) * n, dtype=np.int64), round_limit
+        )
+        uniforms[b * n : (b + 1) * n] = rng.random((n, PLAYOUT_STEPS))
+        rows.append(block)
+        firsts.append(b * n)
+        sizes.append(len(cands))
+    draw = np.concatenate([first + np.tile(np.arange(n), k) for first, k in zip(firsts, sizes, strict=True)])
+
+    def choose(
+        ids: np.ndarray, seats: np.ndarray, obs: np.ndarray, mask: np.ndarray, step: int
+    ) -> np.ndarray:
+        return sample_actions(probs(obs, mask), uniforms[draw[ids], step])  # both seats: the policy
+
+    values = play_out(np.concatenate(rows), choose, round_limit)
+    bounds = np.cumsum([0] + [k * n for k in sizes])
+    return [values[lo:hi].reshape(-1, n).mean(axis=1) for lo, hi in itertools.pairwise(bounds)]
