@@ -285,7 +285,8 @@ class GameSession:
 
     def _turn_choices(self, info: InfoSet) -> dict[str, Any] | None:
         """For a board that lets the person pick a token and then its cards in any order before
-        sending them (:meth:`play_turn`): the tokens left with their sizes, and the hand."""
+        sending them (:meth:`play_turn`): the tokens left with their sizes, and once a token is
+        being played, it, the cards chosen so far and how many are still needed."""
         if not self.your_move or info.phase not in (Phase.TOKEN, Phase.SELECT):
             return None
         return {
