@@ -640,8 +640,10 @@ def test_configs_are_found_by_name_or_path(tmp_path, monkeypatch) -> None:
     own = tmp_path / "quick.yaml"  # a file at the path given wins; the bare name is the bundled one
     own.write_text("num_envs: 8\n")
     assert load_config("quick.yaml").num_envs == 8 and load_config("quick").num_envs == 256
-    with pytest.raises(ValueError, match=r"no bundled config is named so \(bundled: exploit, ppo_selfplay"):
+    names = ", ".join(sorted(bundled_configs()))  # every bundled config is offered, in order
+    with pytest.raises(ValueError, match=rf"no bundled config is named so \(bundled: {names}\)"):
         load_config("quik")
+    assert "expert" in names  # training.expert's recipe ships too
 
 
 def test_pretrained_names_the_shipped_agent_everywhere(tmp_path, monkeypatch) -> None:
