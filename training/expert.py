@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import csv
 import dataclasses
+import functools
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,8 +42,8 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from hanamikoji_env.bots.psearch import search_values
-from hanamikoji_env.nn import PolicyNet, load_policy, masked_probs, save_checkpoint
+from hanamikoji_env.bots.psearch import candidate_moves, policy_probs, search_values
+from hanamikoji_env.nn import PolicyNet, load_policy, save_checkpoint
 from training.collector import Collector
 from training.config import Config, Range, check_ranges, dataclass_from_dict, read_yaml
 from training.critic import Values
@@ -68,7 +69,8 @@ RANGES: dict[str, Range] = {
 
 @dataclass
 class ExpertConfig:
-    """Expert iteration's hyperparameters (collection: ``ppo``, a :class:`training.config.Config`)."""
+    """Expert iteration's hyperparameters; the collection's become a :class:`training.config.Config`
+    (:func:`collection_config`)."""
 
     run_name: str = "expert"
     runs_dir: str = "runs"
@@ -132,28 +134,19 @@ def collect(collector: Collector, positions: int) -> dict[str, np.ndarray]:
     return {k: np.concatenate(v)[:positions] for k, v in parts.items()}
 
 
-@torch.no_grad()
 def label(
     model: PolicyNet, obs: np.ndarray, mask: np.ndarray, cfg: ExpertConfig, rng: np.random.Generator,
     progress: bool = True,
 ) -> np.ndarray:  # fmt: skip
     """The search's move distribution in each position (``[N, actions]``, see the module
     docstring): PolicySearchBot's search over ``model``."""
-
-    def probs(o: np.ndarray, m: np.ndarray) -> np.ndarray:
-        logits, _ = model(torch.as_tensor(o), torch.as_tensor(m))
-        return masked_probs(logits.numpy().astype(np.float64))
-
+    probs = functools.partial(policy_probs, model)
     p = probs(obs, mask)
     targets = np.zeros(mask.shape, np.float32)
     starts = range(0, len(obs), cfg.label_batch)
     for start in tqdm(starts, desc="labels", unit="batch", disable=not progress, leave=False):
         batch = np.arange(start, min(start + cfg.label_batch, len(obs)))
-        cands = []
-        for i in batch:
-            legal = np.flatnonzero(mask[i])
-            best = legal[np.argsort(-p[i, legal], kind="stable")][: cfg.candidates]
-            cands.append(best[p[i, best] > 0])
+        cands = [candidate_moves(p[i], mask[i], cfg.candidates) for i in batch]
         q = search_values(probs, obs[batch], cands, rng, cfg.samples, None)
         for i, c, v in zip(batch, cands, q, strict=True):
             score = v + cfg.prior * np.log(p[i, c])

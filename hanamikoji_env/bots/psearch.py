@@ -80,19 +80,16 @@ class PolicySearchBot(Bot):
         self.prior = float(prior)
         self.round_limit = round_limit
 
-    @torch.no_grad()
     def probs(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The policy's move probabilities per row (0 where illegal), float64."""
-        logits, _ = self.model(torch.as_tensor(obs, dtype=torch.float32), torch.as_tensor(mask))
-        return masked_probs(logits.numpy().astype(np.float64))
+        return policy_probs(self.model, obs, mask)
 
     def _act(self, vector: np.ndarray, mask: np.ndarray) -> int:
         legal = np.flatnonzero(mask)
         if len(legal) == 1:
             return int(legal[0])
         p = self.probs(vector[None], mask[None])[0]
-        candidates = legal[np.argsort(-p[legal], kind="stable")][: self.candidates]
-        candidates = candidates[p[candidates] > 0]  # a move the policy rules out (underflow) is not tried
+        candidates = candidate_moves(p, mask, self.candidates)
         if len(candidates) == 1:
             return int(candidates[0])
         score = self.q_values(vector, candidates) + self.prior * np.log(p[candidates])
@@ -114,6 +111,22 @@ class PolicySearchBot(Bot):
 
 Probs = Callable[[np.ndarray, np.ndarray], np.ndarray]
 """``probs(obs, mask)``: move probabilities per row (0 where illegal)."""
+
+
+@torch.no_grad()
+def policy_probs(model: PolicyNet, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``model``'s move probabilities per row (0 where illegal), float64: the search's prior and
+    its playouts' moves."""
+    logits, _ = model(torch.as_tensor(obs, dtype=torch.float32), torch.as_tensor(mask))
+    return masked_probs(logits.numpy().astype(np.float64))
+
+
+def candidate_moves(p: np.ndarray, mask: np.ndarray, k: int) -> np.ndarray:
+    """The ``k`` legal moves the policy ``p`` (one position's probabilities) likes best, most
+    likely first; a move the policy rules out (probability 0 by underflow) is not tried."""
+    legal = np.flatnonzero(mask)
+    best = legal[np.argsort(-p[legal], kind="stable")][:k]
+    return best[p[best] > 0]
 
 
 def search_values(

@@ -250,7 +250,8 @@ class GameSession:
             [last["geishas"][me], last["geishas"][opp]],
         )
         winner = "draw" if h.winner == DRAW else "you" if h.winner == self.seat else "opponent"
-        why = ending_reason(points, geishas, winner, ("you", "the opponent"), h.round)
+        side = {"you": 0, "opponent": 1, "draw": None}[winner]
+        why = ending_reason(points, geishas, side, ("you", "the opponent"), h.round)
         head = {"you": "you win", "opponent": "the opponent wins", "draw": "a draw"}[winner]
         return {
             "winner": winner,
@@ -349,13 +350,12 @@ def standing(markers: list[str | None]) -> dict[str, dict[str, int]]:
 
 
 def ending_reason(
-    points: list[int], geishas: list[int], winner: str, names: tuple[str, str], rounds: int
+    points: list[int], geishas: list[int], w: int | None, names: tuple[str, str], rounds: int
 ) -> str:
     """Why a game ended, in words: ``points``/``geishas`` of the two sides ``names`` (in that
-    order), ``winner`` one of ``"you"``/``"opponent"`` (the first/second name) or ``"draw"``."""
-    if winner == "draw":
+    order), ``w`` the winner's index in them, None for a draw."""
+    if w is None:
         return f"the round limit ({rounds}) was reached with charm points and geishas level"
-    w = 0 if winner in ("you", names[0]) else 1
     if points[w] >= WIN_POINTS:
         return f"{names[w]} reached {points[w]} charm points (a win at {WIN_POINTS})"
     if geishas[w] >= WIN_GEISHAS:
@@ -523,14 +523,14 @@ def replay_frames(record: records.GameRecord) -> list[dict[str, Any]]:
     records.verify(record)
     states = records.replay(record)
     names = tuple(f"{p} (player_{i})" for i, p in enumerate(record.players))
-    frames = [_frame(states[0], "The first deal.", record)]
+    frames = [_frame(states[0], "The first deal.", names)]
     for (seat, action), before, state in zip(record.actions, states[:-1], states[1:], strict=True):
         text = move_text(before, seat, action, names)
         if state.round != before.round:  # the action ended the round: the scored table, then the deal
-            frames.append(_frame(engine.apply(before, action), text, record, seat))
-            frames.append(_frame(state, f"Round {state.round} dealt; {names[state.starter]} starts.", record))
+            frames.append(_frame(engine.apply(before, action), text, names, seat))
+            frames.append(_frame(state, f"Round {state.round} dealt; {names[state.starter]} starts.", names))
         else:
-            frames.append(_frame(state, text, record, seat))
+            frames.append(_frame(state, text, names, seat))
     return frames
 
 
@@ -553,15 +553,14 @@ def move_text(state: State, seat: int, action: int, names: tuple[str, str]) -> s
     return f"{who} takes set {'A' if take_a else 'B'} ({card_names(taken)})."
 
 
-def _frame(state: State, text: str, record: records.GameRecord, seat: int | None = None) -> dict[str, Any]:
+def _frame(state: State, text: str, names: tuple[str, str], seat: int | None = None) -> dict[str, Any]:
     scored = state.phase in (Phase.ROUND_OVER, Phase.GAME_OVER)
+    last = None if state.last_round is None else state.last_round.as_dict()
     result = None
     if state.phase == Phase.GAME_OVER and state.last_round is not None:
         s = state.last_round
-        names = tuple(f"{p} (player_{i})" for i, p in enumerate(record.players))
         w = state.winner
-        winner = "draw" if w == DRAW else names[w]  # type: ignore[index]
-        why = ending_reason(list(s.points), list(s.geishas), winner, names, state.round)  # type: ignore[arg-type]
+        why = ending_reason(list(s.points), list(s.geishas), None if w == DRAW else w, names, state.round)
         result = {
             "winner": w,
             "points": list(s.points),
@@ -586,9 +585,9 @@ def _frame(state: State, text: str, record: records.GameRecord, seat: int | None
         "selection": list(state.selection),
         "removed": state.removed,
         "draw_pile": list(state.draw_pile),
-        "score": {"points": list(score(state.markers)[0]), "geishas": list(score(state.markers)[1])},
-        "scoring": None if not scored or state.last_round is None else state.last_round.as_dict(),
-        "last_round": None if state.last_round is None else state.last_round.as_dict(),
+        "score": dict(zip(("points", "geishas"), map(list, score(state.markers)), strict=True)),
+        "scoring": last if scored else None,
+        "last_round": last,
         "result": result,
         "winner": state.winner,
     }
