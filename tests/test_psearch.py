@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
 import numpy as np
 import pytest
 import torch
@@ -120,3 +124,33 @@ def test_psearch_never_tries_a_move_the_policy_rules_out(tiny_policy, monkeypatc
     monkeypatch.setattr(bot, "q_values", lambda v, c: tried.append(c.tolist()) or np.zeros(len(c)))
     assert bot.act({"observation": vector, "action_mask": mask}) == legal[1]
     assert tried == [[legal[1], legal[0]]]
+
+
+def _load_benchmark(name: str) -> ModuleType:
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("token", [SECRET, TRADEOFF])
+def test_psearch_told_the_opponents_cards_values_the_true_position_exactly(tiny_policy, token) -> None:
+    """benchmarks/belief_headroom.py's oracle deals the opponent's real Secret and Trade-off
+    cards into every determinization, so at the round's last turn its values are the true
+    position's exact values, also where the opponent's Secret decides the round."""
+    oracle_bot = _load_benchmark("belief_headroom").OracleSearchBot
+    decided_by_secret = 0
+    for k, position in enumerate(last_turn_positions(11 + token, 40, token)):
+        state, opp = position.state, 1 - position.state.to_move
+        hidden = [state.secrets[opp], state.removed, *rules.cards_of(state.tradeoffs[opp])]
+        true_world = sorted(set(hidden)).index(state.secrets[opp])
+        sign = 1.0 if state.to_move == 0 else -1.0
+        exact = [sign * state_value(position.finals[int(c)][true_world]) for c in position.candidates]
+        decided_by_secret += exact_values(position) is None
+        bot = oracle_bot(tiny_policy, seed=k, samples=4)
+        bot.truth, bot.seat = state, state.to_move
+        vector = encode(state, state.to_move)
+        np.testing.assert_allclose(bot.q_values(vector, position.candidates), exact, rtol=0, atol=1e-12)
+    assert decided_by_secret >= 5  # positions where uniform deals could not know the value

@@ -111,6 +111,9 @@ class PolicySearchBot(Bot):
 
 Probs = Callable[[np.ndarray, np.ndarray], np.ndarray]
 """``probs(obs, mask)``: move probabilities per row (0 where illegal)."""
+Deal = Callable[[np.ndarray, np.random.Generator, int], np.ndarray]
+"""``deal(vector, rng, n)``: ``n`` engine rows consistent with the observation ``vector``
+(:func:`~hanamikoji_env.infoset.determinized_rows`)."""
 
 
 @torch.no_grad()
@@ -136,16 +139,19 @@ def search_values(
     rng: np.random.Generator,
     samples: int,
     round_limit: int | None,
+    deal: Deal = determinized_rows,
 ) -> list[np.ndarray]:
     """:meth:`PolicySearchBot.q_values` of many positions at once (``vectors[b]`` with its
     ``candidates[b]``): every position's determinizations and uniforms are drawn in turn, then
     all rows play out together, one policy call per step for all of them.  For search targets
-    (expert iteration), where one position at a time would leave the network's batch small."""
+    (expert iteration), where one position at a time would leave the network's batch small.
+    ``deal(vector, rng, n)`` draws the determinizations (``benchmarks/belief_headroom.py``
+    passes one that knows the opponent's cards)."""
     n = samples
     rows, firsts, sizes = [], [], []
     uniforms = np.empty((len(vectors) * n, PLAYOUT_STEPS))
     for b, (vector, cands) in enumerate(zip(vectors, candidates, strict=True)):
-        base = determinized_rows(vector, rng, n)
+        base = deal(vector, rng, n)
         block = np.tile(base, (len(cands), 1))  # row c * n + j: candidate c in determinization j
         apply_sequences(
             block, np.repeat(cands, n)[:, None], np.ones(len(cands) * n, dtype=np.int64), round_limit

@@ -1,0 +1,131 @@
+"""Headroom of better beliefs for PolicySearchBot: its search with uniform deals and with the truth.
+
+PolicySearchBot samples the cards it cannot see uniformly among the deals
+consistent with its observation.  A belief model (weighting each deal by how
+likely the opponent's play this round makes it) can at best tell it the
+opponent's real cards.  This plays ``--games`` mirrored games against
+``--opponent`` on the same deals for
+
+* ``uniform``: PolicySearchBot as shipped (samples, candidates and prior as
+  given), and
+* ``oracle``: the same search, told the opponent's hand, Secret and Trade-off
+  cards (only the removed card and the draw pile's order are sampled);
+
+so ``oracle - uniform`` bounds what belief-weighted determinizations can add.
+The oracle cheats: it exists only in this measurement, never as a player.
+
+Usage: ``python benchmarks/belief_headroom.py [--ckpt checkpoints/ppo_selfplay.pt]
+[--games 200] [--opponent search] [--seed 0]``  (one process; about 25 minutes at
+the defaults on one core)
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+from tqdm import tqdm
+
+from hanamikoji_env.aec import raw_env
+from hanamikoji_env.bots.base import Bot
+from hanamikoji_env.bots.psearch import PolicySearchBot, search_values
+from hanamikoji_env.bots.spec import parse_player
+from hanamikoji_env.engine import WIDTH
+from hanamikoji_env.infoset import determinize_row
+from hanamikoji_env.observation import O_UNSEEN
+from hanamikoji_env.rules import NUM_GEISHAS, State
+from hanamikoji_env.stats import wilson
+
+
+def _cards(counts: tuple[int, ...]) -> list[int]:
+    return [g for g in range(NUM_GEISHAS) for _ in range(counts[g])]
+
+
+class OracleSearchBot(PolicySearchBot):
+    """PolicySearchBot whose determinizations hold the opponent's real hidden cards; set
+    :attr:`truth` (the full state) and :attr:`seat` before every move."""
+
+    truth: State
+    seat: int
+
+    def q_values(self, vector: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+        return search_values(
+            self.probs, vector[None], [candidates], self.rng, self.samples, self.round_limit, self._deal
+        )[0]
+
+    def _deal(self, vector: np.ndarray, rng: np.random.Generator, n: int) -> np.ndarray:
+        s, opp = self.truth, 1 - self.seat
+        known = _cards(s.hands[opp]) + ([s.secrets[opp]] if s.secrets[opp] >= 0 else [])
+        known += _cards(s.tradeoffs[opp])
+        rest = np.rint(vector[O_UNSEEN : O_UNSEEN + NUM_GEISHAS]).astype(np.int64)
+        for g in known:
+            rest[g] -= 1
+        if (rest < 0).any():
+            raise AssertionError("the opponent's cards are not among the observation's unseen cards")
+        rest_cards = np.repeat(np.arange(NUM_GEISHAS), rest)
+        rows = np.zeros((n, WIDTH), dtype=np.int32)
+        for i in range(n):
+            pool = np.concatenate([np.array(known, dtype=np.int64), rng.permutation(rest_cards)])
+            if not determinize_row(vector.astype(np.float32), pool, rows, i):
+                raise AssertionError("the oracle's deal does not fit the observation")
+        return rows
+
+
+def play(bots: tuple[Bot, Bot], deal_seed: int) -> float:
+    """One game, ``bots[0]`` as player_0; player_0's reward."""
+    e = raw_env()
+    e.reset(seed=deal_seed)
+    seats = {"player_0": 0, "player_1": 1}
+    for agent in e.agent_iter():
+        _, _, term, trunc, _ = e.last(observe=False)
+        if term or trunc:
+            e.step(None)
+            continue
+        bot = bots[seats[agent]]
+        if isinstance(bot, OracleSearchBot):
+            bot.truth, bot.seat = e.game, seats[agent]
+        e.step(bot.act(e.observe(agent, bot.observation_version)))
+    return float(e.history().rewards[0])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ckpt", default="checkpoints/ppo_selfplay.pt")
+    parser.add_argument(
+        "--games", type=int, default=200, help="mirrored games per player, even (a draw counts half)"
+    )
+    parser.add_argument("--opponent", default="search", help="a player spec (docs/bots.md)")
+    parser.add_argument("--samples", type=int, default=32)
+    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and the bots")
+    args = parser.parse_args()
+    if args.games < 2 or args.games % 2:
+        parser.error(f"--games must be even and at least 2, got {args.games}")
+    try:
+        opponent = parse_player(args.opponent).make(args.seed + 1)
+        players = {
+            kind: cls(args.ckpt, seed=args.seed, samples=args.samples)
+            for kind, cls in (("uniform", PolicySearchBot), ("oracle", OracleSearchBot))
+        }
+    except (ValueError, OSError) as e:
+        parser.error(str(e))
+    wins = dict.fromkeys(players, 0.0)
+    with tqdm(total=args.games * len(players), unit="game") as bar:
+        for deal in range(args.games // 2):
+            deal_seed = args.seed * 1_000_003 + deal
+            for kind, bot in players.items():
+                for seat in (0, 1):
+                    pair = (bot, opponent) if seat == 0 else (opponent, bot)
+                    mine = play(pair, deal_seed) * (1 if seat == 0 else -1)
+                    wins[kind] += 1.0 if mine > 0 else (0.5 if mine == 0 else 0.0)
+                    bar.update()
+    print(
+        f"{args.games} mirrored games against {args.opponent} (seed {args.seed}), psearch over {args.ckpt}:"
+    )
+    for kind, w in wins.items():
+        low, high = wilson(w, args.games)
+        print(f"  {kind:<8} {w / args.games:.3f}  [{low:.3f}, {high:.3f}]")
+    print(f"  oracle - uniform: {(wins['oracle'] - wins['uniform']) / args.games:+.3f}")
+
+
+if __name__ == "__main__":
+    main()
