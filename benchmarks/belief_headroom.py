@@ -15,7 +15,7 @@ so ``oracle - uniform`` bounds what belief-weighted determinizations can add.
 The oracle cheats: it exists only in this measurement, never as a player.
 
 Usage: ``python benchmarks/belief_headroom.py [--ckpt checkpoints/ppo_selfplay.pt]
-[--games 200] [--opponent search] [--seed 0]``  (one process; about 25 minutes at
+[--games 200] [--opponent search] [--seed 0]``  (one process; about 7 minutes at
 the defaults on one core)
 """
 
