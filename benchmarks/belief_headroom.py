@@ -33,12 +33,8 @@ from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.engine import WIDTH
 from hanamikoji_env.infoset import determinize_row
 from hanamikoji_env.observation import O_UNSEEN
-from hanamikoji_env.rules import NUM_GEISHAS, State
+from hanamikoji_env.rules import NUM_GEISHAS, State, cards_of
 from hanamikoji_env.stats import wilson
-
-
-def _cards(counts: tuple[int, ...]) -> list[int]:
-    return [g for g in range(NUM_GEISHAS) for _ in range(counts[g])]
 
 
 class OracleSearchBot(PolicySearchBot):
@@ -55,8 +51,8 @@ class OracleSearchBot(PolicySearchBot):
 
     def _deal(self, vector: np.ndarray, rng: np.random.Generator, n: int) -> np.ndarray:
         s, opp = self.truth, 1 - self.seat
-        known = _cards(s.hands[opp]) + ([s.secrets[opp]] if s.secrets[opp] >= 0 else [])
-        known += _cards(s.tradeoffs[opp])
+        known = list(cards_of(s.hands[opp])) + ([s.secrets[opp]] if s.secrets[opp] >= 0 else [])
+        known += cards_of(s.tradeoffs[opp])
         rest = np.rint(vector[O_UNSEEN : O_UNSEEN + NUM_GEISHAS]).astype(np.int64)
         for g in known:
             rest[g] -= 1
