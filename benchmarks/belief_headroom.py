@@ -30,10 +30,8 @@ from hanamikoji_env.aec import raw_env
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.bots.psearch import PolicySearchBot, search_values
 from hanamikoji_env.bots.spec import parse_player
-from hanamikoji_env.engine import WIDTH
-from hanamikoji_env.infoset import determinize_row
-from hanamikoji_env.observation import O_UNSEEN
-from hanamikoji_env.rules import NUM_GEISHAS, State, cards_of
+from hanamikoji_env.infoset import determinized_rows
+from hanamikoji_env.rules import State, cards_of
 from hanamikoji_env.stats import wilson
 
 
@@ -51,20 +49,10 @@ class OracleSearchBot(PolicySearchBot):
 
     def _deal(self, vector: np.ndarray, rng: np.random.Generator, n: int) -> np.ndarray:
         s, opp = self.truth, 1 - self.seat
-        known = list(cards_of(s.hands[opp])) + ([s.secrets[opp]] if s.secrets[opp] >= 0 else [])
-        known += cards_of(s.tradeoffs[opp])
-        rest = np.rint(vector[O_UNSEEN : O_UNSEEN + NUM_GEISHAS]).astype(np.int64)
-        for g in known:
-            rest[g] -= 1
-        if (rest < 0).any():
-            raise AssertionError("the opponent's cards are not among the observation's unseen cards")
-        rest_cards = np.repeat(np.arange(NUM_GEISHAS), rest)
-        rows = np.zeros((n, WIDTH), dtype=np.int32)
-        for i in range(n):
-            pool = np.concatenate([np.array(known, dtype=np.int64), rng.permutation(rest_cards)])
-            if not determinize_row(vector.astype(np.float32), pool, rows, i):
-                raise AssertionError("the oracle's deal does not fit the observation")
-        return rows
+        secret = [s.secrets[opp]] if s.secrets[opp] >= 0 else []
+        return determinized_rows(
+            vector, rng, n, [*cards_of(s.hands[opp]), *secret, *cards_of(s.tradeoffs[opp])]
+        )
 
 
 def play(bots: tuple[Bot, Bot], deal_seed: int) -> float:

@@ -156,20 +156,28 @@ def determinize_row(o, pool, s, i):
     return True
 
 
-def determinized_rows(vector: np.ndarray, rng: np.random.Generator, n: int) -> np.ndarray:
+def determinized_rows(
+    vector: np.ndarray, rng: np.random.Generator, n: int, known: tuple[int, ...] | list[int] = ()
+) -> np.ndarray:
     """``n`` engine rows, each a full game consistent with the observation ``vector``, the
     observing player as seat 0: the cards it has not seen shuffled with ``rng`` for each row
-    and dealt by :func:`determinize_row`."""
+    and dealt by :func:`determinize_row`.  ``known`` (empty unless a measurement knows them,
+    ``benchmarks/belief_headroom.py``) are unseen cards dealt first, in every row, in
+    :func:`determinize_row`'s order: the opponent's hand, then its Secret and Trade-off."""
     v = np.ascontiguousarray(vector, dtype=np.float32)
     if v.shape != (OBS_SIZE,):
         raise ValueError(f"an observation vector has shape ({OBS_SIZE},), got {v.shape}")
     unseen = np.rint(v[O_UNSEEN : O_UNSEEN + NUM_GEISHAS]).astype(np.int64)
-    pool = np.repeat(np.arange(NUM_GEISHAS, dtype=np.int64), np.clip(unseen, 0, NUM_CARDS))
+    first = np.asarray(known, dtype=np.int64)
+    rest = np.clip(unseen, 0, NUM_CARDS) - np.bincount(first, minlength=NUM_GEISHAS)
+    if (rest < 0).any():
+        raise ValueError(f"the known cards {list(known)} are not all among the unseen ones")
+    pool = np.repeat(np.arange(NUM_GEISHAS, dtype=np.int64), rest)
     rows = np.zeros((n, WIDTH), dtype=np.int32)
     for i in range(n):
         order = pool.copy()
         rng.shuffle(order)
-        if not determinize_row(v, order, rows, i):
+        if not determinize_row(v, np.concatenate([first, order]), rows, i):
             raise ValueError(
                 "observation inconsistent: its unseen cards do not fill the places it cannot see"
             )
