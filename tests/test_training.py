@@ -136,25 +136,32 @@ def test_shipped_configs_load() -> None:
     assert cfg.bot_shares == {"search:samples=50": 0.1} and cfg.eval_bots == ["search"]
 
 
-def test_the_shipped_agents_curriculum_is_one_file_of_seven_chained_stages() -> None:
+def test_the_shipped_agents_curriculum_is_one_file_of_ten_chained_stages() -> None:
     stages = load_curriculum("configs/ppo_selfplay.yaml")
-    assert [s.name for s in stages] == [f"stage{n}" for n in range(1, 8)]
-    assert [s.updates for s in stages] == [890, 710, 280, 130, None, None, None]  # the MODEL_CARD's runs
+    assert [s.name for s in stages] == [f"stage{n}" for n in range(1, 11)]
+    assert [s.updates for s in stages] == [890, 710, 280, 130, None, None, None, 410, None, None]
     by = {n: s.cfg for n, s in enumerate(stages, 1)}
     assert by[1].init_from is None and by[1].learning_rate == 0.001
-    for n in range(2, 8):  # each stage starts from the previous stage's policy
+    for n in range(2, 11):  # each stage starts from the previous stage's policy
         assert by[n].init_from == f"runs/ppo_selfplay/stage{n - 1}/policy.pt"
         assert by[n].runs_dir == "runs/ppo_selfplay" and by[n].run_name == f"stage{n}"
     assert by[2].bot_shares == {"heuristic": 0.25, "random": 0.05}
     assert by[5].bot_shares == {"heuristic": 0.15, "random": 0.3, "search:samples=50,candidates=6": 0.4}
     assert by[6].bot_shares == by[5].bot_shares and (by[5].hidden, by[6].hidden) == (256, 512)
     assert by[7].bot_shares == {"heuristic": 0.1, "random": 0.2, "search:samples=50,candidates=6": 0.6}
-    assert [by[n].total_decisions for n in (3, 4, 5, 6, 7)] == [
+    fine_tuning = {"heuristic": 0.25, "random": 0.05, "search:samples=50,candidates=6": 0.5}
+    assert all(by[n].bot_shares == fine_tuning and by[n].hidden == 512 for n in (8, 9, 10))
+    assert [by[n].seed for n in (8, 9, 10)] == [3, 4, 5]  # the MODEL_CARD's runs
+    assert [by[n].learning_rate for n in (8, 9, 10)] == [0.0002, 0.00016, 0.00012]
+    assert [by[n].total_decisions for n in (3, 4, 5, 6, 7, 8, 9, 10)] == [
         45_000_000,
         10_000_000,
         8_000_000,
         15_000_000,
         2_500_000,
+        36_000_000,
+        20_000_000,
+        22_000_000,
     ]
     assert all(s.cfg.num_envs == 512 and s.cfg.shaping == 1.0 for s in stages)
     assert load_curriculum("configs/ppo_selfplay.yaml", ["num_envs=64"])[6].cfg.num_envs == 64

@@ -86,18 +86,16 @@ def test_a_checkpoint_of_an_unknown_version_is_refused(v2, tmp_path, monkeypatch
 
 def test_checkpoints_load_whatever_the_package_version(tmp_path) -> None:
     """Only the observation version and its layout hash decide: another package version loads,
-    and so does a file from before versions were recorded (as version 1, like the shipped one)."""
+    and so does a file from before versions were recorded (as version 1, like the stage-7 agent)."""
     save_checkpoint(tmp_path / "a.pt", PolicyNet(16, 1))
     data = torch.load(tmp_path / "a.pt", weights_only=True)
     data["env_version"] = "9.9.0"
     del data["observation_version"]
     torch.save(data, tmp_path / "a.pt")
     assert PolicyBot(tmp_path / "a.pt").observation_version == 1
-    shipped = torch.load("checkpoints/ppo_selfplay.pt", weights_only=True)
-    assert (
-        "observation_version" not in shipped
-        and PolicyBot("checkpoints/ppo_selfplay.pt").observation_version == 1
-    )
+    legacy = "checkpoints/stages/stage7.pt"  # the agent shipped before observation versions
+    assert "observation_version" not in torch.load(legacy, weights_only=True)
+    assert PolicyBot(legacy).observation_version == 1
 
 
 def test_unknown_observation_versions_are_refused_everywhere() -> None:
