@@ -24,10 +24,12 @@ import os
 import signal
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from itertools import combinations
+from multiprocessing import resource_tracker
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -188,8 +190,11 @@ def _init_worker() -> None:
     would oversubscribe the machine.
     A spawned worker first imports the parent's main module; where that imported torch, its
     thread count is already set (to the number of cores), so it is set to one here as well.
-    Ctrl-C is the parent's to handle: a worker ignores SIGINT and is terminated by the parent."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    Ctrl-C is the parent's to handle: a worker ignores SIGINT and is terminated by the parent.
+    A worker starts with SIGINT blocked (:func:`_start_pool`), so a Ctrl-C while it imports is
+    held, then dropped here, never a traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # drops a SIGINT held while blocked
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ[var] = "1"
     if "torch" in sys.modules:
@@ -213,6 +218,39 @@ def _stop(pool: ProcessPoolExecutor) -> None:
     for process in list(getattr(pool, "_processes", {}).values()):
         process.terminate()
     pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _new_pool(workers: int) -> ProcessPoolExecutor:
+    """A pool of ``workers`` spawned processes; none runs until :func:`_submit_all`."""
+    # spawn, not fork: a forked child of a process that has run torch can hang in torch.
+    # An executor, not multiprocessing.Pool: a worker that dies breaks the executor with an
+    # error, where a Pool silently replaces it and waits forever for its task.
+    return ProcessPoolExecutor(workers, multiprocessing.get_context("spawn"), _init_worker)
+
+
+def _submit_all(pool: ProcessPoolExecutor, tasks: list[Task]) -> list[Future[list[Result]]]:
+    """Every task submitted, the workers that this starts shielded from a Ctrl-C meanwhile.
+
+    SIGINT is blocked in this thread while the workers are spawned, so they inherit the block
+    (:func:`_init_worker` drops what it held): none dies with a traceback while it starts.  A
+    Ctrl-C in the parent meanwhile (even one taken before the block but not yet acted on) is
+    recorded instead of raised, so it cannot cut a worker's launch in half; it is raised as a
+    ``KeyboardInterrupt`` once the submissions are done, and the caller stops ``pool``."""
+    resource_tracker.ensure_running()  # spawn's tracker unblocks SIGINT after it starts: first
+    record = threading.current_thread() is threading.main_thread() and callable(
+        signal.getsignal(signal.SIGINT)  # not where SIGINT is ignored (SIG_IGN)
+    )
+    interrupted: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda *_: interrupted.append(1)) if record else None
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        return [pool.submit(_worker, t) for t in tasks]
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a Ctrl-C held meanwhile is recorded now
+        if record:
+            signal.signal(signal.SIGINT, previous)
+        if interrupted:
+            raise KeyboardInterrupt
 
 
 def _chunks(n: int, size: int) -> Iterator[list[int]]:
@@ -279,11 +317,8 @@ def run_tournament(
         elif workers == 1:
             parts = map(_worker, tasks)
         else:
-            # spawn, not fork: a forked child of a process that has run torch can hang in torch.
-            # An executor, not multiprocessing.Pool: a worker that dies breaks the executor with an
-            # error, where a Pool silently replaces it and waits forever for its task.
-            pool = ProcessPoolExecutor(workers, multiprocessing.get_context("spawn"), _init_worker)
-            parts = (f.result() for f in as_completed([pool.submit(_worker, t) for t in tasks]))
+            pool = _new_pool(workers)
+            parts = (f.result() for f in as_completed(_submit_all(pool, tasks)))
         for part in parts:
             results += part
             bar.update(len(part))
@@ -569,6 +604,9 @@ def main(argv: list[str] | None = None) -> None:
         folders = [str(d) for d in (args.out, args.save_games) if d is not None]
         written = "nothing was written" + (f" to {' or '.join(folders)}" if folders else "")
         print(f"\ninterrupted: {e.played} of {e.total} games played; {written}", file=sys.stderr)
+        raise SystemExit(130) from None
+    except KeyboardInterrupt:  # while the players load, before the first game
+        print("\ninterrupted before the first game; nothing was written", file=sys.stderr)
         raise SystemExit(130) from None
     except ImportError as e:
         parser.error(f"{e}: the tournament needs the eval extra, pip install 'hanamikoji-env[eval]'")

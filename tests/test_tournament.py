@@ -365,27 +365,43 @@ def test_a_bad_out_folder_is_refused_before_the_first_game(tmp_path, capsys, mon
     assert e.value.code == 2 and expected in capsys.readouterr().err
 
 
+def _as_from_a_terminal() -> None:
+    """A terminal's foreground command starts with SIGINT at its default; a command started in the
+    background by a script inherits it ignored (and Python then keeps it ignored), so the test
+    sets the terminal's case whatever the harness running pytest did."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.slow
-def test_ctrl_c_stops_the_tournament_within_seconds_and_leaves_no_workers(tmp_path) -> None:
-    """SIGINT to the whole process group, as a terminal's Ctrl-C sends it: one line, exit 130,
-    nothing written, every worker gone."""
+@pytest.mark.parametrize("delay", [0.0, 0.3, 1.0, 2.0, 4.0])
+def test_ctrl_c_stops_the_tournament_within_seconds_and_leaves_no_workers(tmp_path, delay) -> None:
+    """SIGINT to the whole process group, as a terminal's Ctrl-C sends it, ``delay`` seconds after
+    the tournament starts (its progress bar appears just before the worker pool starts, so the
+    small delays land in the pool's start-up, the larger ones in play): one line, exit 130,
+    nothing written, no worker's traceback, every worker gone."""
     marker = f"hanamikoji-test-{os.getpid()}-{time.time_ns()}"
-    out = tmp_path / "eval"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "hanamikoji_env.tournament", "--players", "search:samples=400", "heuristic",
-         "--games", "2000", "--workers", "2", "--out", str(out)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-        env={**os.environ, "HANAMIKOJI_TEST_MARKER": marker},
-    )  # fmt: skip
-    time.sleep(8)  # the workers have started and are playing
-    assert len(_processes_with(marker)) >= 3, "the workers did not start"
-    assert proc.poll() is None
+    out, err_file = tmp_path / "eval", tmp_path / "stderr.txt"
+    with err_file.open("w") as err_sink:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "hanamikoji_env.tournament", "--players", "search:samples=400", "heuristic",
+             "--games", "2000", "--workers", "2", "--out", str(out)],
+            stdout=subprocess.DEVNULL, stderr=err_sink, text=True, start_new_session=True,
+            preexec_fn=_as_from_a_terminal, env={**os.environ, "HANAMIKOJI_TEST_MARKER": marker},
+        )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while "%|" not in err_file.read_text() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert proc.poll() is None, "the tournament ended before it was interrupted"
+    time.sleep(delay)
+    if delay >= 4.0:
+        assert len(_processes_with(marker)) >= 3, "the workers did not start"
     start = time.monotonic()
     os.killpg(proc.pid, signal.SIGINT)
-    _, err = proc.communicate(timeout=30)
+    proc.wait(timeout=30)
     took = time.monotonic() - start
+    err = err_file.read_text()
     assert proc.returncode == 130 and took < 5, (proc.returncode, took, err)
-    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
     lines = [line for line in err.splitlines() if line.strip() and "game/s" not in line and "%|" not in line]
     assert len(lines) == 1 and re.fullmatch(
         rf"interrupted: \d+ of 2000 games played; nothing was written to {re.escape(str(out))}", lines[0]
