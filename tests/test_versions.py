@@ -9,41 +9,15 @@ import json
 import numpy as np
 import pytest
 import torch
-from numba import njit
 
 from hanamikoji_env import aec, observation, raw_env, records
 from hanamikoji_env.bots.heuristic import HeuristicBot
 from hanamikoji_env.bots.policy import PolicyBot
-from hanamikoji_env.engine import C_TURN
 from hanamikoji_env.nn import CheckpointError, PolicyNet, load_checkpoint, save_checkpoint
-from hanamikoji_env.observation import OBS_LAYOUT, OBS_SIZE, Field, ObservationVersion, encode_row
+from hanamikoji_env.observation import OBS_SIZE
 from hanamikoji_env.rules import RULES_VERSION, shuffled_deck
 from hanamikoji_env.tournament import play_game
 from hanamikoji_env.vector import VectorHanamikoji, random_actions
-
-TURN = Field("turn", OBS_SIZE, 1, (8.0,), "turns played this round")
-
-
-@njit(cache=False)
-def _encode_row_v2(s, i, seat, o, m):
-    encode_row(s, i, seat, o[:OBS_SIZE], m)
-    o[OBS_SIZE] = s[i, C_TURN]
-
-
-@njit(cache=False)
-def _encode_rows_v2(s, seats, obs, mask):
-    for i in range(s.shape[0]):
-        _encode_row_v2(s, i, seats[i], obs[i], mask[i])
-
-
-V2 = ObservationVersion(2, (*OBS_LAYOUT, TURN), _encode_row_v2, _encode_rows_v2)
-
-
-@pytest.fixture
-def v2(monkeypatch):
-    """A second observation version: version 1 plus the turn count, registered for the test."""
-    monkeypatch.setitem(observation.VERSIONS, 2, V2)
-    return V2
 
 
 def test_a_new_version_runs_in_the_env_and_the_batch_engine_alike(v2) -> None:
@@ -69,7 +43,7 @@ def test_a_checkpoint_records_its_version_and_plays_in_any_env(v2, tmp_path) -> 
     torch.manual_seed(0)
     save_checkpoint(tmp_path / "v2.pt", PolicyNet(16, 1, observation_version=2))
     data = load_checkpoint(tmp_path / "v2.pt")
-    assert data["observation_version"] == 2 and data["layout_hash"] == V2.layout_hash
+    assert data["observation_version"] == 2 and data["layout_hash"] == v2.layout_hash
     bot = PolicyBot(tmp_path / "v2.pt")
     assert bot.observation_version == 2
     # a game against a version-1 bot in a version-1 env: each bot is given its own version

@@ -27,6 +27,7 @@ from hanamikoji_env.rules import VALUES
 from hanamikoji_env.vector import VectorHanamikoji
 from training.config import Config
 from training.critic import Values
+from training.imitation import Teacher
 from training.selfplay import Opponents
 
 
@@ -52,6 +53,8 @@ class Collector:
         self.opponents = Opponents(
             num_envs, cfg.pool_size, cfg.pool_share, cfg.bot_shares, bot_seed, cfg.round_limit
         )
+        self.teacher = Teacher(cfg.teacher, bot_seed + 1, cfg.round_limit) if cfg.teacher else None
+        """The warm start's teacher (``training/imitation.py``), or None."""
         self.obs, self.mask, self.to_play = self.engine.reset()
         self.rounds = np.ones(num_envs, dtype=np.int32)  # for shaping: the round each env is in
         self.potential = np.zeros((num_envs, 2), np.float32)  # each seat's shaping potential
@@ -65,9 +68,13 @@ class Collector:
         """``model`` (copied) joins the pool of past policies."""
         self.opponents.pool.add(model)
 
-    def collect(self) -> dict[str, np.ndarray]:
-        """One rollout of ``rollout_steps`` engine steps, with per-seat GAE."""
+    def collect(self, teacher_share: float | None = None) -> dict[str, np.ndarray]:
+        """One rollout of ``rollout_steps`` engine steps, with per-seat GAE.  ``teacher_share``
+        (a float during the warm start): the teacher labels every learner decision (``target``)
+        and its move is played in that share of them; the returns are the games' outcomes
+        (``gae_lambda`` 1), the value targets of imitation."""
         cfg, values = self.cfg, self.values
+        teach = teacher_share is not None and self.teacher is not None
         t_steps, n = cfg.rollout_steps, self.num_envs
         buf = {
             "obs": np.zeros((t_steps, n, self.obs.shape[1]), np.float32),
@@ -82,6 +89,8 @@ class Collector:
         }
         if values.needs_other:
             buf["other"] = np.zeros_like(buf["obs"])  # the opponent's own observation
+        if teach:
+            buf["target"] = np.zeros((t_steps, n, self.mask.shape[1]), np.float32)
         for t in range(t_steps):
             seats = self.to_play.astype(np.int64)
             learner = self.opponents.is_learner(seats)
@@ -95,6 +104,13 @@ class Collector:
                 )
                 other = buf["other"][t, rows] if values.needs_other else None
                 buf["value"][t, rows] = values.of(self.obs[rows], self.mask[rows], other, own)
+                if teach:
+                    moves, buf["target"][t, rows] = self.teacher.targets(  # type: ignore[union-attr]
+                        self.engine, self.obs, self.mask, rows, self.rng
+                    )
+                    if teacher_share:
+                        played = self.rng.random(rows.size) < teacher_share
+                        actions[rows[played]] = moves[played]
             self.opponents.act(
                 np.flatnonzero(~learner), self.obs, self.mask, actions, self.rng, self._play, self.engine
             )
@@ -104,7 +120,10 @@ class Collector:
             buf["reward"][t], buf["done"][t] = rewards + self._shaping(done), done
             if done.any():
                 self.opponents.new_games(np.flatnonzero(done), self.rng)
-        buf["advantage"], buf["return"] = gae(buf, self._bootstrap(), cfg.gamma, cfg.gae_lambda)
+                if self.teacher is not None:
+                    self.teacher.new_games(np.flatnonzero(done))
+        lam = 1.0 if teach else cfg.gae_lambda
+        buf["advantage"], buf["return"] = gae(buf, self._bootstrap(), cfg.gamma, lam)
         return buf
 
     @torch.no_grad()
@@ -155,6 +174,8 @@ class Collector:
             "rounds": torch.as_tensor(self.rounds),
             "potential": torch.as_tensor(self.potential),
         }
+        if self.teacher is not None:
+            out["teacher_states"] = self.teacher.state()
         if generators:
             out["rng"] = self.rng.bit_generator.state
             out["torch_generator"] = self.gen.get_state()
@@ -167,6 +188,8 @@ class Collector:
         self.opponents.load(data, self.model.config, self.model.observation_version)
         self.rounds = data["rounds"].numpy().copy()
         self.potential = data["potential"].numpy().copy()
+        if self.teacher is not None:
+            self.teacher.load(data.get("teacher_states", []))
         if "rng" in data and "torch_generator" in data:
             self.rng.bit_generator.state = data["rng"]
             self.gen.set_state(data["torch_generator"])

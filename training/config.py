@@ -20,6 +20,7 @@ from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.nn import DEVICE_PATTERN, MAX_HIDDEN, MAX_LAYERS
 from hanamikoji_env.observation import get_version
 from hanamikoji_env.pretrained import resolve_checkpoint
+from training.imitation import check_teacher
 
 MAX_CONFIG_BYTES = 1 << 20
 """A config file larger than this (1 MiB) is refused unread."""
@@ -60,6 +61,8 @@ RANGES: dict[str, Range] = {
     "eval_games": (1, 10**6, False),
     "checkpoint_every": (1, 10**6, False),
     "num_workers": (1, 1024, False),
+    "imitation_decisions": (0, 10**12, False),
+    "teacher_play": (0, 1, False),
 }
 """The allowed range of every numeric key of :class:`Config`."""
 
@@ -168,6 +171,16 @@ class Config:
     snapshot_every: int = 10
     """Updates between snapshots added to the pool."""
     pool_size: int = 20
+    # imitation warm start (training/imitation.py)
+    teacher: str | None = None
+    """A player spec that plays batches (``heuristic``, ``search[:options]``, ``ckpt:PATH``,
+    ``pretrained``): the first ``imitation_decisions`` learner decisions learn its moves at the
+    positions the policy reaches, then PPO goes on.  None: PPO from the start."""
+    imitation_decisions: int = 0
+    """The warm start's budget, in learner decisions (counted in ``total_decisions``)."""
+    teacher_play: float = 0.0
+    """The share of learner decisions where the teacher's move is played instead of the
+    policy's at the start of the warm start, falling linearly to 0 over its budget."""
     # evaluation, logging, checkpoints
     eval_every: int = 20
     """Updates between evaluations against random and heuristic bots (0: only at the end)."""
@@ -211,6 +224,18 @@ class Config:
                         f"{key}: bad bot {short(spec)}: {e}; use random, heuristic, search[:options], "
                         "ckpt:PATH (a frozen policy, greedy) or sampled:ckpt=PATH"
                     ) from None
+        if self.teacher is not None:
+            if not isinstance(self.teacher, str):
+                raise ValueError(f"teacher must be a player spec, got {short(self.teacher)}")
+            check_teacher(self.teacher, load=check_files)
+            if self.imitation_decisions < 1:
+                raise ValueError(
+                    f"imitation_decisions must be a positive budget with a teacher, got {self.imitation_decisions}"
+                )
+            if self.backend != "local":
+                raise ValueError("a teacher needs backend: local (the warm start runs in this process)")
+        elif self.imitation_decisions or self.teacher_play:
+            raise ValueError("imitation_decisions and teacher_play need a teacher (a player spec)")
         if (
             not all(0 <= v <= 1 for v in self.bot_shares.values())  # also refuses NaN
             or self.pool_share + sum(self.bot_shares.values()) > 1

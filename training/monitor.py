@@ -1,6 +1,11 @@
-"""What a training run measures of itself: the greedy policy's win rate against bots (TensorBoard's eval/), on the batch engine."""
+"""What a training run measures of itself: the greedy policy's win rate against bots (TensorBoard's
+eval/), on the batch engine, and the run's curve of win rates against wall time (``curve.csv``)."""
 
 from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -8,6 +13,44 @@ import torch
 from hanamikoji_env.nn import PolicyNet
 from hanamikoji_env.vector import VectorHanamikoji
 from training.selfplay import bot_moves, make_bot, views_for
+
+if TYPE_CHECKING:
+    from training.ppo import Trainer
+
+CURVE = "curve.csv"
+"""The run's curve: a row per evaluation."""
+
+
+class Curve:
+    """``curve.csv`` of a run folder: after every evaluation the wall time trained (evaluations
+    and saves included, over every resume), the update, learner decisions, the phase
+    (``imitation`` or ``ppo``) and the greedy win rate against each evaluation bot."""
+
+    def __init__(self, path: Path, bots: list[str]) -> None:
+        self.path, self.bots = path, bots
+        self.header = ["seconds", "update", "decisions", "phase", *(f"vs_{b}" for b in bots)]
+
+    def keep_until(self, update: int) -> None:
+        """Start the file, or keep only its rows up to ``update`` (the checkpoint a run resumes
+        from: later rows were measured by the part of the run that is played again)."""
+        rows = []
+        if self.path.is_file():
+            with open(self.path, newline="") as f:
+                rows = [
+                    r
+                    for r in csv.DictReader(f)
+                    if r.get("update", "").isdigit() and int(r["update"]) <= update
+                ]
+        with open(self.path, "w", newline="") as f:
+            writer = csv.DictWriter(f, self.header, extrasaction="ignore")
+            writer.writeheader()
+            writer.writerows(rows)
+
+    def add(self, trainer: Trainer, phase: str) -> None:
+        row = [f"{trainer.seconds:.0f}", trainer.update, trainer.decisions, phase]
+        row += [f"{trainer.last_eval.get(b, float('nan')):.3f}" for b in self.bots]
+        with open(self.path, "a", newline="") as f:
+            csv.writer(f).writerow(row)
 
 
 @torch.no_grad()

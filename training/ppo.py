@@ -60,7 +60,8 @@ from training.checkpoints import CHECKPOINT, POLICY, check_resumable, lock_run
 from training.collector import Collector, gae
 from training.config import Config
 from training.critic import OracleCritic, Values
-from training.monitor import win_rate
+from training.imitation import imitation_loss, teacher_share
+from training.monitor import CURVE, Curve, win_rate
 from training.threads import ThreadChooser
 
 if TYPE_CHECKING:
@@ -141,6 +142,8 @@ class Trainer:
                 bot_seed=cfg.seed,
             )
         self.update = self.decisions = self.games = 0
+        self.seconds = 0.0
+        """Wall time the run has trained, evaluations and saves included, over every resume."""
         self.saved_update = 0
         """The update of the newest checkpoint on disk."""
         self.last_eval: dict[str, float] = {}
@@ -150,10 +153,19 @@ class Trainer:
         an update, which :meth:`learn` ends."""
         count = self.threads.threads() if self.threads is not None else torch.get_num_threads()
         self._update = (count, time.perf_counter(), self.decisions)
-        buf = self.collector.collect()
+        if self.imitating:  # the warm start: only the local collector has a teacher
+            share = teacher_share(self.cfg.teacher_play, self.decisions, self.cfg.imitation_decisions)
+            buf = self.collector.collect(share)  # type: ignore[call-arg]
+        else:
+            buf = self.collector.collect()
         self.decisions += int(buf["learner"].sum())
         self.games += int(buf["done"].sum())
         return buf
+
+    @property
+    def imitating(self) -> bool:
+        """Is the run in its imitation warm start (``training/imitation.py``)?"""
+        return self.cfg.teacher is not None and self.decisions < self.cfg.imitation_decisions
 
     def add_snapshot(self) -> None:
         """The current policy joins the opponents' pool (every collector's)."""
@@ -161,18 +173,24 @@ class Trainer:
 
     # -------------------------------------------------------------- learn ---
 
-    def learn(self, buf: dict[str, np.ndarray]) -> dict[str, float]:
-        """The PPO update on the learner's decisions of one rollout."""
-        cfg = self.cfg
+    def _learner_data(self, buf: dict[str, np.ndarray], keys: list[str]) -> dict[str, torch.Tensor]:
+        """The learner's decisions of a rollout, on the model's device, once per rollout."""
         keep = buf["learner"].reshape(-1)
-        keys = ["obs", "mask", "action", "logp", "value", "advantage", "return", "other"]
-        data = {  # on the model's device, once per rollout
+        return {
             k: torch.as_tensor(buf[k].reshape(-1, *buf[k].shape[2:])[keep]).to(self.device)
             for k in keys
             if k in buf
         }
+
+    def learn(self, buf: dict[str, np.ndarray]) -> dict[str, float]:
+        """The update on the learner's decisions of one rollout: PPO, or imitation in the warm start."""
+        if "target" in buf:
+            return self.imitate(buf)
+        cfg = self.cfg
+        keys = ["obs", "mask", "action", "logp", "value", "advantage", "return", "other"]
+        data = self._learner_data(buf, keys)
         value_only = self.update < cfg.critic_warmup  # the warm-up trains only the value functions
-        size = int(keep.sum())
+        size = len(data["obs"])
         batch = max(1, size // cfg.num_minibatches)
         self._anneal_learning_rate()
         stats: dict[str, list[float]] = {
@@ -206,6 +224,41 @@ class Trainer:
                 and np.mean(stats["approx_kl"][-cfg.num_minibatches :]) > cfg.target_kl
             ):
                 break
+        return self._finish_update(stats, data)
+
+    def imitate(self, buf: dict[str, np.ndarray]) -> dict[str, float]:
+        """The warm start's update: the cross-entropy to the teacher's targets plus ``vf_coef``
+        times the value regression to the games' outcomes, ``update_epochs`` passes of minibatches."""
+        cfg = self.cfg
+        data = self._learner_data(buf, ["obs", "mask", "target", "value", "return", "other"])
+        size = len(data["obs"])
+        batch = max(1, size // cfg.num_minibatches)
+        self._anneal_learning_rate()
+        stats: dict[str, list[float]] = {
+            k: [] for k in ("imitation_loss", "agreement", "value_loss", "entropy")
+        }
+        for _ in range(cfg.update_epochs):
+            order = torch.as_tensor(self.rng.permutation(size), device=self.device)
+            for start in range(0, size - batch + 1, batch):
+                mb = {k: v[order[start : start + batch]] for k, v in data.items()}
+                logits, own_value = self.model(mb["obs"], mb["mask"])
+                value, aux_loss = self.values.for_loss(own_value, mb["obs"], mb.get("other"), mb["return"])
+                ce, agree = imitation_loss(logits, mb["target"])
+                v_loss = 0.5 * ((value - mb["return"]) ** 2).mean()
+                self._optimize(ce + cfg.vf_coef * (v_loss + aux_loss), value_only=False)
+                with torch.no_grad():
+                    logp_all = torch.log_softmax(logits, -1)
+                    entropy = -(logp_all.exp() * logp_all).sum(-1).mean()
+                for key, x in (("imitation_loss", ce), ("agreement", agree), ("value_loss", v_loss),
+                               ("entropy", entropy)):  # fmt: skip
+                    stats[key].append(x.item())
+        return self._finish_update(stats, data)
+
+    def _finish_update(
+        self, stats: dict[str, list[float]], data: dict[str, torch.Tensor]
+    ) -> dict[str, float]:
+        """An update's statistics (means, explained variance, learning rate, threads); a
+        ``TrainingDivergedError`` if the weights became non-finite."""
         if not all(torch.isfinite(p).all() for p in self.model.parameters()):
             raise TrainingDivergedError(f"the weights became non-finite at update {self.update + 1}")
         out = {k: float(np.mean(v)) for k, v in stats.items()}
@@ -266,6 +319,7 @@ class Trainer:
             "update": self.update,
             "decisions": self.decisions,
             "games": self.games,
+            "seconds": self.seconds,
             "optimizer": self.optimizer.state_dict(),
             "torch_generator": self.gen.get_state(),
             "rng": self.rng.bit_generator.state,
@@ -300,6 +354,7 @@ class Trainer:
                 self.values.critic.load_state_dict(data["critic"])
                 self.values.optimizer.load_state_dict(data["critic_optimizer"])  # type: ignore[union-attr]
             self.update, self.decisions, self.games = data["update"], data["decisions"], data["games"]
+            self.seconds = float(data.get("seconds", 0.0))  # runs saved before it was kept: 0
         except (KeyError, TypeError, ValueError, RuntimeError, IndexError, AttributeError) as e:
             raise CheckpointError(
                 f"{self.run_dir / CHECKPOINT} cannot be resumed: a saved state in it is damaged "
@@ -324,13 +379,17 @@ def train(
             (run_dir / "config.json").write_text(json.dumps(cfg.to_dict(), indent=2))
         for name in (CHECKPOINT, POLICY):
             remove_stale_temporaries(run_dir / name)  # left by a save that was killed midway
-        _loop(trainer, cfg, run_dir, progress, stop_after)
+        curve = Curve(run_dir / CURVE, cfg.eval_bots)
+        curve.keep_until(trainer.update)  # rows an interrupted run wrote after its last save go
+        _loop(trainer, cfg, run_dir, curve, progress, stop_after)
     finally:
         lock.close()
     return trainer
 
 
-def _loop(trainer: Trainer, cfg: Config, run_dir: Path, progress: bool, stop_after: int | None) -> None:
+def _loop(
+    trainer: Trainer, cfg: Config, run_dir: Path, curve: Curve, progress: bool, stop_after: int | None
+) -> None:
     """:func:`train`'s updates: collect, learn, snapshot, evaluate, save, log."""
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
@@ -353,6 +412,7 @@ def _loop(trainer: Trainer, cfg: Config, run_dir: Path, progress: bool, stop_aft
                 + (f" (update {trainer.saved_update})" if kept.is_file() else " (none was saved yet)")
                 + ": lower learning_rate / ent_coef, or check the config"
             ) from None
+        phase = "imitation" if "imitation_loss" in stats else "ppo"
         trainer.update += 1
         updates_done += 1
         if trainer.update % cfg.snapshot_every == 0:
@@ -360,19 +420,31 @@ def _loop(trainer: Trainer, cfg: Config, run_dir: Path, progress: bool, stop_aft
         elapsed = time.perf_counter() - start
         stats["decisions_per_second"] = (trainer.decisions - before) / elapsed
         for key, value in stats.items():
-            writer.add_scalar(f"train/{key}", value, trainer.decisions)
+            writer.add_scalar(
+                f"{'imitation' if phase == 'imitation' else 'train'}/{key}", value, trainer.decisions
+            )
         finished = trainer.decisions >= cfg.total_decisions or updates_done == stop_after
         if (cfg.eval_every and trainer.update % cfg.eval_every == 0) or finished:
             for bot in cfg.eval_bots:
                 trainer.last_eval[bot] = trainer.evaluate(bot, cfg.eval_games)
                 writer.add_scalar(f"eval/win_rate_vs_{bot}", trainer.last_eval[bot], trainer.decisions)
+            trainer.seconds += time.perf_counter() - start
+            start = time.perf_counter()
+            curve.add(trainer, phase)
         if trainer.update % cfg.checkpoint_every == 0 or finished:
+            trainer.seconds += time.perf_counter() - start
+            start = time.perf_counter()
             trainer.save()
+        trainer.seconds += time.perf_counter() - start
         bar.update(trainer.decisions - before)
         bar.set_postfix(
             dps=f"{stats['decisions_per_second']:.0f}",
             ent=f"{stats['entropy']:.2f}",
-            kl=f"{stats['approx_kl']:.3f}",
+            **(
+                {"agree": f"{stats['agreement']:.2f}"}
+                if phase == "imitation"
+                else {"kl": f"{stats['approx_kl']:.3f}"}
+            ),
             **{f"vs_{k[:4]}": f"{v:.2f}" for k, v in trainer.last_eval.items()},
         )
     bar.close()
