@@ -5,11 +5,11 @@ of the cards cancels.  Games run in parallel over the machine's cores.
 Results: a table on the terminal, ``results.json`` and ``pairs.csv`` and a
 win-rate heatmap ``heatmap.png`` in ``--out``.
 
-Player specs: ``random``, ``heuristic``, ``search``, with options as
-``name:key=value,key=value`` (e.g. ``search:samples=800``), ``ckpt:PATH``
-for a trained policy checkpoint (a hanamikoji-env ``.pt`` or an SB3 ``MaskablePPO``
-``.zip``), or ``rollout:ckpt=PATH,samples=N`` for a hanamikoji-env checkpoint
-with one step of lookahead (``RolloutBot``).  Specs are checked before any game starts.
+Players are named by the player specs of :mod:`hanamikoji_env.bots.spec`, every
+bot there with its options as ``name:key=value,key=value`` (e.g.
+``search:samples=800``), a checkpoint as ``ckpt:PATH`` or ``pretrained``;
+``hanamikoji-eval --help`` lists them all, from the same registry.  Specs are
+checked before any game starts.
 
 CLI: ``hanamikoji-eval`` (or ``python -m hanamikoji_env.tournament``, same arguments).
 """

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from types import ModuleType
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -155,22 +155,23 @@ def play(impl: ModuleType, script: list[int], decks: list[list[int]], round_limi
 
 
 def random_game(
-    rng: np.random.Generator, round_limit: int | None = None, max_rounds: int = 1000
+    rng: np.random.Generator, round_limit: int | None = None, max_rounds: int = 1000, impl: Any = rules
 ) -> Iterator[tuple[rules.State, int | None]]:
-    """Yield (state, action) through one random game of the engine; action None at the end."""
-    state = rules.new_game(rules.shuffled_deck(rng), round_limit)
+    """Yield (state, action) through one random game of ``impl`` (the readable ``rules``, or the
+    engine of record, ``hanamikoji_env.engine``: the same State-level API); action None at the end."""
+    state = impl.new_game(rules.shuffled_deck(rng), round_limit)
     while True:
         if state.phase == rules.Phase.GAME_OVER:
             yield state, None
             return
         if state.phase == rules.Phase.ROUND_OVER:
             assert state.round < max_rounds, "game did not terminate"
-            state = rules.next_round(state, rules.shuffled_deck(rng))
+            state = impl.next_round(state, rules.shuffled_deck(rng))
             continue
-        legal = rules.legal_actions(state)
+        legal = impl.legal_actions(state)
         action = legal[int(rng.integers(len(legal)))]
         yield state, action
-        state = rules.apply(state, action)
+        state = impl.apply(state, action)
 
 
 def choice_positions(n: int, seed: int, rate: float = 0.1) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -355,3 +356,50 @@ def last_turn_positions(seed: int, n: int, token: int, round_limit: int | None =
             out.append(ExactPosition(state, candidates, finals))
             break
     return out
+
+
+MEASURE = """
+import json, resource, sys
+exec(sys.argv[1])
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+try:
+    exec(sys.argv[2])
+    error = None
+except Exception as e:
+    error = f"{type(e).__name__}: {e}"
+grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+print(json.dumps({"grown_mib": grown / 1024, "error": error}))
+"""
+
+
+def peak_growth(setup: str, action: str) -> tuple[float, str | None]:
+    """Run ``setup`` then ``action`` in a fresh Python: how far its peak memory grew during
+    ``action`` (MiB) and the error ``action`` raised (``"Type: message"``, None if none).  A fresh
+    process, because a process's peak (``ru_maxrss``) never falls: in the suite's own process an
+    earlier test may already have set it higher than ``action`` could."""
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", MEASURE, setup, action],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    return result["grown_mib"], result["error"]
+
+
+def extra(module: str, reason: str = "its extra is not installed") -> Any:
+    """``module``, imported for a test of an optional extra: skipped where it is missing, except
+    under CI (``CI`` set), which installs every extra: there a missing or broken import fails."""
+    import importlib
+    import os
+
+    import pytest
+
+    if os.environ.get("CI"):
+        return importlib.import_module(module)
+    return pytest.importorskip(module, reason=reason)

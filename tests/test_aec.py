@@ -70,6 +70,7 @@ def test_same_seed_same_game() -> None:
     assert play_random(e, seed=5) != traces[0]
 
 
+@pytest.mark.slow
 def test_same_seed_same_game_in_a_fresh_process() -> None:
     code = (
         "import sys; sys.path.insert(0, 'tests')\n"

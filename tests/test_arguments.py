@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers import extra
 
 from hanamikoji_env import engine, env, raw_env, rules
 from hanamikoji_env.vector import HanamikojiVectorEnv, VectorHanamikoji
@@ -18,7 +19,7 @@ DECK = rules.shuffled_deck(np.random.default_rng(0))
 
 
 def _openspiel(limit: Any) -> None:
-    pytest.importorskip("pyspiel")
+    extra("pyspiel")
     from hanamikoji_env.openspiel import HanamikojiGame
 
     HanamikojiGame({"round_limit": limit})

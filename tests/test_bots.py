@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 import torch
-from helpers import play_swapped, random_action
+from helpers import extra, play_swapped, random_action
 
 from hanamikoji_env import env, raw_env, rules
 from hanamikoji_env.actions import SECRET, TRADEOFF
@@ -63,7 +63,7 @@ def make(name: str, seed: int = 0):
 
 
 def openspiel_bot(seed: int):
-    pytest.importorskip("pyspiel", reason="the openspiel extra is not installed")
+    extra("pyspiel", reason="the openspiel extra is not installed")
     from hanamikoji_env.bots.openspiel import OpenSpielBot
 
     return OpenSpielBot("ismcts", seed, sims=4)

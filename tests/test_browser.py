@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers import extra
 
 from hanamikoji_env import records
 
@@ -25,8 +26,8 @@ if CHROMIUM is None:
         pytest.fail("CI needs Debian's chromium for the browser test (apt-get install chromium)")
     pytest.skip("the browser test needs Chromium: apt-get install chromium", allow_module_level=True)
 
-uvicorn = pytest.importorskip("uvicorn")
-sync_api = pytest.importorskip("playwright.sync_api")
+uvicorn = extra("uvicorn")
+sync_api = extra("playwright.sync_api")
 
 from hanamikoji_env.play.server import create_app  # noqa: E402
 

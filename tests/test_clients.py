@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from helpers import extra
 from torch import nn
 
 from hanamikoji_env import raw_env
@@ -15,7 +16,7 @@ from hanamikoji_env import raw_env
 
 @pytest.mark.slow
 def test_tianshou_trains_masked_dqn_for_both_seats() -> None:
-    pytest.importorskip("tianshou")
+    extra("tianshou")
     from tianshou.algorithm import DQN, MultiAgentOffPolicyAlgorithm
     from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
     from tianshou.algorithm.optim import AdamOptimizerFactory
@@ -61,7 +62,7 @@ def test_tianshou_trains_masked_dqn_for_both_seats() -> None:
 
 @pytest.mark.slow
 def test_tianshou_trains_masked_ppo_in_self_play() -> None:
-    pytest.importorskip("tianshou")
+    extra("tianshou")
     from tianshou.algorithm import PPO
     from tianshou.algorithm.modelfree.reinforce import ProbabilisticActorPolicy
     from tianshou.algorithm.multiagent.marl import MultiAgentOnPolicyAlgorithm
@@ -130,7 +131,7 @@ def test_tianshou_trains_masked_ppo_in_self_play() -> None:
 # TorchRL notes the PettingZoo release it was tested with; ours is newer and the test is the check
 @pytest.mark.filterwarnings("ignore:PettingZoo in TorchRL is tested using version")
 def test_torchrl_pettingzoo_wrapper_rolls_out_masked() -> None:
-    pytest.importorskip("torchrl")
+    extra("torchrl")
     from torchrl.envs import PettingZooWrapper
     from torchrl.envs.utils import check_env_specs
 
@@ -151,7 +152,7 @@ def test_torchrl_pettingzoo_wrapper_rolls_out_masked() -> None:
 def test_pettingzoos_sb3_tutorial_wrapper_with_its_gymnasium_fix() -> None:
     """PettingZoo's SB3 action-masking tutorial wrapper is a ``BaseWrapper`` only; under
     gymnasium 1.x it must also be a ``gymnasium.Env`` (the fix shown in docs/training.md)."""
-    pytest.importorskip("sb3_contrib")
+    extra("sb3_contrib")
     import gymnasium
     import pettingzoo.utils
     from sb3_contrib import MaskablePPO

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from helpers import extra
 
 from hanamikoji_env.bots.policy import PolicyBot
 from hanamikoji_env.bots.spec import parse_player
@@ -42,27 +43,41 @@ def tiny(**changes) -> Config:
 # ------------------------------------------------------------------ device ---
 
 
-def test_device_names_are_checked_and_auto_picks_what_the_machine_has() -> None:
+def test_device_names_are_checked_and_auto_picks_what_the_machine_has(monkeypatch) -> None:
     assert resolve_device("cpu") == torch.device("cpu")
     assert resolve_device("auto").type == ("cuda" if torch.cuda.is_available() else "cpu")
     for bad in ("gpu", "cuda:x", "CPU", "", "cuda:123"):
-        with pytest.raises(ValueError, match="device"):
+        with pytest.raises(ValueError, match="device must be auto, cpu, cuda or cuda:N"):
             resolve_device(bad)
-            if bad == "cuda:123" and torch.cuda.is_available():  # a real GPU machine: too high an index
-                raise ValueError("device")
-    if not torch.cuda.is_available():
-        with pytest.raises(ValueError, match="CUDA is not available"):
-            resolve_device("cuda")
+    with monkeypatch.context() as m:  # a machine without CUDA, whatever this one has
+        m.setattr(torch.cuda, "is_available", lambda: False)
+        assert resolve_device("auto") == torch.device("cpu")
+        for name in ("cuda", "cuda:0"):
+            with pytest.raises(ValueError, match="CUDA is not available"):
+                resolve_device(name)
+    with monkeypatch.context() as m:  # a machine with one GPU, whatever this one has
+        m.setattr(torch.cuda, "is_available", lambda: True)
+        m.setattr(torch.cuda, "device_count", lambda: 1)
+        assert resolve_device("auto") == torch.device("cuda")
+        assert resolve_device("cuda:0") == torch.device("cuda:0")
+        with pytest.raises(ValueError, match="this machine has 1 CUDA device"):
+            resolve_device("cuda:3")
     with pytest.raises(ValueError, match="device must be"):
         tiny(device="tpu").validate()
     with pytest.raises(ValueError, match="backend must be"):
         tiny(backend="spark").validate()
 
 
-def test_a_checkpoint_saved_on_any_device_loads_on_the_cpu(tmp_path: Path) -> None:
+def test_a_checkpoint_saved_on_a_gpu_loads_on_the_cpu(tmp_path: Path, monkeypatch) -> None:
+    """The file is written as a GPU writes it (every tensor tagged ``cuda:0``) on any machine, so
+    the GPU -> CPU direction runs on CPU-only CI too."""
     model = PolicyNet(16, 1)
-    device = resolve_device("auto")  # CUDA where the machine has it: the GPU -> CPU direction
-    save_checkpoint(tmp_path / "p.pt", model.to(device))
+    with monkeypatch.context() as m:
+        m.setattr(torch.serialization, "location_tag", lambda storage: "cuda:0")
+        save_checkpoint(tmp_path / "p.pt", model)
+    if not torch.cuda.is_available():  # the file really names the GPU: a plain load needs one
+        with pytest.raises(RuntimeError, match="CUDA"):
+            torch.load(tmp_path / "p.pt", weights_only=True)
     bot = PolicyBot(tmp_path / "p.pt", device="cpu")
     assert next(bot.model.parameters()).device.type == "cpu"
     obs = np.zeros((3, 109), np.float32)
@@ -111,7 +126,7 @@ def test_training_joins_a_running_cluster_by_its_address(tmp_path: Path) -> None
     """`ray start --head` in its own session (with its own token), then the README's training
     command with ray_address; the cluster is stopped by killing that session's processes, so
     nothing else on the machine (another Ray) is touched."""
-    pytest.importorskip("ray")
+    extra("ray")
     import os
     import shutil
     import signal
@@ -158,7 +173,7 @@ def test_training_joins_a_running_cluster_by_its_address(tmp_path: Path) -> None
 
 @pytest.fixture(scope="module")
 def local_ray():
-    ray = pytest.importorskip("ray")
+    ray = extra("ray")
     ray.init(num_cpus=4, include_dashboard=False, ignore_reinit_error=True)
     yield ray
     ray.shutdown()
@@ -231,7 +246,7 @@ def test_a_ray_tournament_gives_the_local_results_and_games(local_ray, tmp_path:
 # so, by design (docs/training.md), so the warning is expected here
 @pytest.mark.filterwarnings("ignore:illegal action .* the game ends with -1 for the mover")
 def test_rllib_trains_one_iteration_and_its_policy_plays_in_the_tournament(local_ray, tmp_path: Path) -> None:
-    pytest.importorskip("ray.rllib")
+    extra("ray.rllib")
     from ray.rllib.core.columns import Columns
 
     from hanamikoji_env.aec import env

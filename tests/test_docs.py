@@ -59,7 +59,53 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert command.group(1).strip() in ci
 
 
-def test_relative_links_in_the_docs_resolve() -> None:
+def heading_anchors(page: Path) -> set[str]:
+    """The anchors of a Markdown page's headings, as GitHub and PyPI make them: lower case,
+    punctuation but ``-`` and ``_`` dropped, spaces as ``-``; a repeated heading gets ``-1``, ``-2``."""
+    text = re.sub(r"```.*?```", "", page.read_text(), flags=re.S)  # no headings inside code
+    anchors: set[str] = set()
+    for heading in re.findall(r"^#{1,6} +(.+?) *#* *$", text, flags=re.M):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        k, anchor = 0, slug
+        while anchor in anchors:
+            k += 1
+            anchor = f"{slug}-{k}"
+        anchors.add(anchor)
+    return anchors
+
+
+def test_heading_anchors_are_made_as_github_makes_them(tmp_path) -> None:
+    page = tmp_path / "p.md"
+    page.write_text(
+        "# Set-up: two commands\n## `act_batch` and *rngs*\n```\n# not a heading\n```\n## Notes\n## Notes\n"
+    )
+    assert heading_anchors(page) == {"set-up-two-commands", "act_batch-and-rngs", "notes", "notes-1"}
+
+
+def test_relative_links_in_the_docs_resolve_anchors_included() -> None:
+    checked = 0
     for page in DOCS:
-        for target in re.findall(r"\]\(([^)#:]+)\)", page.read_text()):
-            assert (page.parent / target).exists(), f"{page.name} links to missing {target}"
+        for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text()):
+            if re.match(r"[a-z]+:", target):  # https:, mailto:
+                continue
+            path, _, anchor = target.partition("#")
+            linked = (page.parent / path) if path else page
+            assert linked.exists(), f"{page.name} links to missing {path}"
+            if anchor:
+                assert anchor in heading_anchors(linked), f"{page.name} links to {target}: no such heading"
+            checked += 1
+    assert checked >= 25
+
+
+def test_the_model_cards_totals_are_the_sums_of_its_recipe_table() -> None:
+    """The decisions and hours the model card's prose gives are its recipe table's sums, so an
+    edited table cannot leave them stale."""
+    card = (ROOT / "MODEL_CARD.md").read_text()
+    rows = re.findall(r"^\| (\d+) \|.*\| ([\d.]+)M \| (\d+) min \|$", card, flags=re.M)
+    assert [int(r[0]) for r in rows] == list(range(1, len(rows) + 1)) and len(rows) >= 7
+    decisions = [float(r[1]) for r in rows]
+    minutes = [int(r[2]) for r in rows]
+    prose = re.sub(r"\s+", " ", card)
+    assert f"{sum(decisions):.1f}M learner decisions and about {sum(minutes) / 60:.1f} h" in prose
+    assert f"Stages 1-7 were the agent shipped before this one ({sum(decisions[:7]):.1f}M decisions, " \
+           f"about {sum(minutes[:7]) / 60:.1f} h" in prose  # fmt: skip

@@ -68,6 +68,7 @@ def test_a_run_folder_that_cannot_be_made_is_one_line(tmp_path, capsys, monkeypa
     assert stop.value.code == 2 and len(err) == 1 and err[0].startswith("error: ") and str(blocker) in err[0]
 
 
+@pytest.mark.slow
 def test_resuming_a_damaged_checkpoint_is_one_line(tmp_path, capsys) -> None:
     cfg = Config.from_dict({**TINY, "runs_dir": str(tmp_path), "run_name": "run"})
     run_dir = tmp_path / "run"

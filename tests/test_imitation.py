@@ -63,6 +63,7 @@ def test_a_checkpoint_teacher_gives_its_whole_distribution_as_soft_targets(tmp_p
     assert (target[mask == 0] == 0).all() and ((target > 0) & (target < 0.99)).any()
 
 
+@pytest.mark.slow
 def test_imitation_teaches_the_student_the_teachers_moves(tmp_path) -> None:
     """After a few hundred thousand labelled decisions the student's greedy move is the heuristic's
     at far more of the positions it reaches than at the start."""
@@ -148,7 +149,7 @@ def test_bad_warm_starts_are_one_line_errors_before_anything_trains(
     tmp_path, capsys, overrides, message
 ) -> None:
     with pytest.raises(SystemExit) as e:
-        train_main(["--config", "quick", f"runs_dir={tmp_path}", *overrides])
+        train_main([f"runs_dir={tmp_path}", "total_decisions=1", *overrides])  # defaults: no teacher
     err = capsys.readouterr().err
     assert e.value.code == 2 and message in err, err
     assert [line for line in err.splitlines() if not line.startswith(("usage:", " "))] == [
@@ -162,6 +163,6 @@ def test_a_warm_start_over_a_checkpoint_of_another_observation_version_is_refuse
 ) -> None:
     save_checkpoint(tmp_path / "v2.pt", PolicyNet(128, 2, observation_version=2))
     with pytest.raises(SystemExit) as e:
-        train_main(["--config", "quick", f"runs_dir={tmp_path}", "teacher=heuristic", "imitation_decisions=1000",
+        train_main([f"runs_dir={tmp_path}", "teacher=heuristic", "imitation_decisions=1000", "hidden=128",
                     f"init_from={tmp_path / 'v2.pt'}"])  # fmt: skip
     assert e.value.code == 2 and "reads observation version 2" in capsys.readouterr().err

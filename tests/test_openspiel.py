@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import DECK_2, DECK_MIRROR, MIRROR_SCRIPT, OpponentPolicy, extra, swapped_deals
 
-pyspiel = pytest.importorskip("pyspiel", reason="the openspiel extra is not installed")
-
-from helpers import DECK_2, DECK_MIRROR, MIRROR_SCRIPT, OpponentPolicy, swapped_deals  # noqa: E402
+pyspiel = extra("pyspiel", reason="the openspiel extra is not installed")
 
 from hanamikoji_env import engine, raw_env, rules  # noqa: E402
 from hanamikoji_env.actions import SPLIT_BASE  # noqa: E402
@@ -38,6 +37,7 @@ def test_loads_with_parameters_and_declares_the_game() -> None:
         pyspiel.load_game("python_hanamikoji", {"observation_version": 9})
 
 
+@pytest.mark.slow
 def test_openspiels_random_simulation_test_with_serialization() -> None:
     pyspiel.random_sim_test(GAME, num_sims=10, serialize=True, verbose=False)
     pyspiel.random_sim_test(

@@ -78,6 +78,7 @@ def test_the_wheel_carries_everything_and_runs_outside_the_repository(tmp_path) 
     assert "--target" in usage
 
 
+@pytest.mark.slow
 def test_the_installed_extras_agree_with_each_other() -> None:
     """Every extra installs into one venv: pip finds no broken or conflicting requirement here
     (the dev venv holds them all)."""

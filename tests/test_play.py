@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers import OpponentPolicy, extra, swapped_deals
 
 from hanamikoji_env import records
 from hanamikoji_env.actions import CARD_BASE, TRADEOFF
@@ -29,14 +30,13 @@ from hanamikoji_env.play.session import (
 )
 from hanamikoji_env.rules import cards_of
 
-pytest.importorskip("textual")
-pytest.importorskip("fastapi")
+extra("textual")
+extra("fastapi")
 
-from fastapi.testclient import TestClient
-from helpers import OpponentPolicy, swapped_deals
+from fastapi.testclient import TestClient  # noqa: E402
 
-from hanamikoji_env.play import tui
-from hanamikoji_env.play.server import GameStore, create_app
+from hanamikoji_env.play import tui  # noqa: E402
+from hanamikoji_env.play.server import GameStore, create_app  # noqa: E402
 
 PRIVATE_KINDS = {"secret", "trade-off", "draw"}
 
@@ -587,6 +587,7 @@ def test_games_nobody_moved_in_go_after_five_minutes() -> None:
 # ------------------------------------------------ selections, watching ---
 
 
+@pytest.mark.slow
 def test_a_selection_in_any_order_plays_as_the_engine_takes_it_or_changes_nothing() -> None:
     """Over many random positions: play_turn accepts a token and cards exactly when playing the
     token and then the cards in ascending order, one action at a time, is legal; a refusal names

@@ -2,26 +2,29 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from helpers import random_action, random_game
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hanamikoji_env import env, rules
+from hanamikoji_env import engine, env, rules
 from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.rules import Phase
 
 ACTING = (Phase.TOKEN, Phase.SELECT, Phase.SPLIT, Phase.GIFT_ANSWER, Phase.COMP_ANSWER)
 
 
-def check_game(rng: np.random.Generator, round_limit: int | None = None) -> rules.State:
-    """Play one random game and check every invariant at every state; return the last state."""
+def check_game(rng: np.random.Generator, round_limit: int | None = None, impl: Any = rules) -> rules.State:
+    """Play one random game of ``impl`` (``rules`` or ``engine``) and check every invariant at
+    every state; return the last state."""
     tokens: dict[tuple[int, int], list[int]] = {}
     last = None
-    for state, action in random_game(rng, round_limit):
+    for state, action in random_game(rng, round_limit, impl=impl):
         assert rules.card_totals(state) == rules.VALUES  # all 21 cards, every step
-        mask = rules.legal_mask(state)
+        mask = impl.legal_mask(state)
         assert len(mask) == NUM_ACTIONS
         if state.phase in ACTING:
             assert any(mask), state
@@ -64,16 +67,18 @@ def check_game(rng: np.random.Generator, round_limit: int | None = None) -> rule
 
 @pytest.mark.slow
 def test_thousands_of_random_engine_games() -> None:
+    """The engine of record (``hanamikoji_env.engine``), through its State-level API."""
     rng = np.random.default_rng(2026)
-    rounds = [check_game(rng).round for _ in range(2000)]
-    limited = [check_game(rng, round_limit=1 + i % 3) for i in range(600)]
+    rounds = [check_game(rng, impl=engine).round for _ in range(2000)]
+    limited = [check_game(rng, round_limit=1 + i % 3, impl=engine) for i in range(600)]
     assert max(rounds) < 50 and np.mean(rounds) > 1.2
     assert any(s.winner == rules.DRAW for s in limited)  # draws do happen with a limit
 
 
 @settings(max_examples=150, deadline=None)
 @given(seed=st.integers(0, 2**63 - 1), limit=st.sampled_from([None, 1, 2, 5]))
-def test_random_games_from_any_seed(seed: int, limit: int | None) -> None:
+def test_random_rules_games_from_any_seed(seed: int, limit: int | None) -> None:
+    """The readable rules (the executable specification)."""
     check_game(np.random.default_rng(seed), limit)
 
 

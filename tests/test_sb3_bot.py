@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 import zipfile
 
 import pytest
+from helpers import peak_growth
 
 from hanamikoji_env.bots.sb3 import SB3Bot
 
@@ -36,6 +38,7 @@ def test_not_an_sb3_zip(tmp_path, content) -> None:
         SB3Bot(tmp_path / "missing.zip")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("net_arch", "message"),
     [
@@ -47,17 +50,17 @@ def test_not_an_sb3_zip(tmp_path, content) -> None:
 )
 def test_a_declared_network_too_large_is_refused_before_it_is_built(tmp_path, net_arch, message) -> None:
     """A 13 KB zip whose policy_kwargs ask for two 25,000-unit layers used to grow past 7 GB."""
-    import resource
-
     path = tmp_path / "wide.zip"
     with zipfile.ZipFile(path, "w") as z:
         z.writestr("data", json.dumps({"policy_kwargs": {"net_arch": net_arch}}))
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     with pytest.raises(ValueError, match=message):
         SB3Bot(path)
-    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100 * 2**10  # KiB: under 100 MB
+    grown, error = peak_growth("from hanamikoji_env.bots.sb3 import SB3Bot", f"SB3Bot({str(path)!r})")
+    assert error is not None and re.search(message, error), error
+    assert grown < 100, grown  # MiB, in a process of its own
 
 
+@pytest.mark.slow
 def test_a_zip_that_would_unpack_to_gigabytes_is_refused_unread(tmp_path) -> None:
     path = tmp_path / "bomb.zip"
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as z:

@@ -25,6 +25,7 @@ def random_positions(rng: np.random.Generator, n: int) -> list[rules.State]:
     return states
 
 
+@pytest.mark.slow
 def test_playouts_match_the_specification_with_the_same_choices() -> None:
     rng = np.random.default_rng(21)
     states = random_positions(rng, 400)

@@ -71,6 +71,7 @@ def test_bradley_terry_prior_keeps_unbeaten_players_finite() -> None:
     assert elo[0] - elo[1] == pytest.approx(400 * math.log10(10.5 / 0.5), abs=1e-6)
 
 
+@pytest.mark.slow
 def test_elo_intervals_cover_the_fit_and_narrow_with_more_games() -> None:
     """A bootstrap over games: the interval holds the fitted rating, the anchor's is [0, 0], and
     four times the games give about half the width (sampling error falls as 1/sqrt(n))."""
@@ -172,6 +173,7 @@ def test_every_deal_is_played_with_both_seatings() -> None:
     assert again == out
 
 
+@pytest.mark.slow
 def test_batched_pairs_play_the_games_of_one_game_at_a_time(tmp_path) -> None:
     """Lockstep batches (every pair here: all four players batch) give the same results and the
     same game records, byte for byte, as playing each game alone with reset bots."""
@@ -254,6 +256,7 @@ def test_cli_end_to_end(tmp_path, capsys) -> None:
     assert re.search(r"heuristic +-?\d+  \[-?\d+, -?\d+\]", printed)
 
 
+@pytest.mark.slow
 def test_heatmap_colours_read_without_red_green(tmp_path: Path) -> None:
     """The heatmap's scale is cividis (blue to yellow), not red-green: its colour at 0 and at 1
     differ in blue, not only in red and green, and they differ in lightness too."""
@@ -463,6 +466,7 @@ def test_the_cli_says_where_results_went_or_that_none_were_kept(tmp_path, capsys
     assert f"wrote {tmp_path / 'results.json'}" in out and "nothing was saved" not in out
 
 
+@pytest.mark.slow
 def test_the_cli_lists_every_player_spec_in_its_help_without_importing_torch_to_run() -> None:
     code = (
         "import sys; from hanamikoji_env.tournament import build_parser; p = build_parser(); "

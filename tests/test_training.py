@@ -262,7 +262,18 @@ def test_tiny_run_end_to_end(tmp_path) -> None:
         assert a is None or obs["action_mask"][a]
         e.step(a)
     win_rate = trainer.evaluate("random", 20)
-    assert 0.0 <= win_rate <= 1.0
+    assert win_rate == trainer.evaluate("random", 20) and (win_rate * 40).is_integer()  # 20 games, draws half
+
+
+def test_the_periodic_evaluation_counts_wins_for_the_policy_not_its_opponent() -> None:
+    """The shipped agent wins nearly every game against random; a random network loses most games
+    against the heuristic: an evaluation that counted the other seat's wins would say otherwise."""
+    from hanamikoji_env.nn import load_policy
+    from training.monitor import win_rate
+
+    assert win_rate(load_policy("pretrained"), "random", 100, 1, 2, None) > 0.85
+    torch.manual_seed(0)
+    assert win_rate(PolicyNet(32, 1), "heuristic", 100, 1, 2, None) < 0.25
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -13,9 +12,6 @@ import torch
 from hanamikoji_env.nn import PolicyNet
 from hanamikoji_env.vector import VectorHanamikoji
 from training.selfplay import bot_moves, make_bot, views_for
-
-if TYPE_CHECKING:
-    from training.ppo import Trainer
 
 CURVE = "curve.csv"
 """The run's curve: a row per evaluation."""
@@ -46,9 +42,9 @@ class Curve:
             writer.writeheader()
             writer.writerows(rows)
 
-    def add(self, trainer: Trainer, phase: str) -> None:
-        row = [f"{trainer.seconds:.0f}", trainer.update, trainer.decisions, phase]
-        row += [f"{trainer.last_eval.get(b, float('nan')):.3f}" for b in self.bots]
+    def add(self, seconds: float, update: int, decisions: int, phase: str, rates: dict[str, float]) -> None:
+        row = [f"{seconds:.1f}", update, decisions, phase]
+        row += [f"{rates.get(b, float('nan')):.3f}" for b in self.bots]
         with open(self.path, "a", newline="") as f:
             csv.writer(f).writerow(row)
 

@@ -430,7 +430,7 @@ def _loop(
                 writer.add_scalar(f"eval/win_rate_vs_{bot}", trainer.last_eval[bot], trainer.decisions)
             trainer.seconds += time.perf_counter() - start
             start = time.perf_counter()
-            curve.add(trainer, phase)
+            curve.add(trainer.seconds, trainer.update, trainer.decisions, phase, trainer.last_eval)
         if trainer.update % cfg.checkpoint_every == 0 or finished:
             trainer.seconds += time.perf_counter() - start
             start = time.perf_counter()

@@ -1,4 +1,8 @@
-"""Bots: every one is ``Bot(seed=0, **options)`` with ``reset(seed=None)`` and ``act(obs) -> int``.
+"""Bots: each has ``reset(seed=None)`` and ``act(obs) -> int``.  Most are ``Bot(seed=0, **options)``;
+those that play a trained policy take it first: ``PolicyBot(path, seed=0, ...)``,
+``RolloutBot(policy, seed=0, ...)``, ``PolicySearchBot(policy, seed=0, ...)``,
+``SB3Bot(path, seed=0, ...)``.  A player spec (:mod:`hanamikoji_env.bots.spec`) builds any of
+them by name.
 
 ``act`` gets the acting agent's observation dict from the AEC env and nothing
 else, so no bot can see what its player may not know.

@@ -1,7 +1,8 @@
 """The one interface every bot implements.
 
-``bot = SomeBot(seed=0, **options)``; ``bot.reset(seed=None)`` at the start of
-each game; ``bot.act(obs) -> int`` where ``obs`` is the acting agent's
+``bot = SomeBot(seed=0, **options)`` (a bot that plays a trained policy takes it first:
+``PolicyBot(path, seed=0)``, ``PolicySearchBot(policy, seed=0, ...)``); ``bot.reset(seed=None)``
+at the start of each game; ``bot.act(obs) -> int`` where ``obs`` is the acting agent's
 observation dict from the AEC env (``{"observation", "action_mask"}``).  That
 is all a bot is given: what it needs beyond the mask it decodes from the
 observation vector (:func:`hanamikoji_env.observation.decode`), which holds
@@ -37,6 +38,7 @@ from abc import ABC, abstractmethod
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
+from numba import njit
 
 from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.observation import OBS_HIGH, OBS_SIZE
@@ -162,6 +164,32 @@ def _unpack(obs: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
 
 _DECISION_PHASES = 5
 """Phases 0..4 of the observation's one-hot are decisions (token, select, split, answers)."""
+_PHASES = 7
+"""The observation starts with the one-hot of its 7 phases."""
+_BAD_ENTRY, _NO_PHASE = 1, 2
+
+
+@njit(cache=True)
+def _bad_rows(obs, high):  # pragma: no cover - compiled
+    """Per row: ``_BAD_ENTRY`` if an entry is not a whole number in ``[0, high]`` (NaN and inf
+    included), else ``_NO_PHASE`` if its phase one-hot is not exactly one decision phase, else 0."""
+    out = np.zeros(obs.shape[0], np.int8)
+    for i in range(obs.shape[0]):
+        for j in range(obs.shape[1]):
+            x = obs[i, j]
+            if not (x >= 0 and x <= high[j] and x == np.floor(x)):  # NaN fails every comparison
+                out[i] = _BAD_ENTRY
+                break
+        if out[i] == 0:
+            ones = 0
+            for j in range(_PHASES):
+                ones += obs[i, j] == 1
+                if j >= _DECISION_PHASES and obs[i, j] != 0:
+                    ones = -1
+                    break
+            if ones != 1:
+                out[i] = _NO_PHASE
+    return out
 
 
 def check_batch(obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -177,14 +205,11 @@ def check_batch(obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarr
         raise ValueError(
             f"observations must be numbers and masks ints or bools, got {obs.dtype}, {mask.dtype}"
         )
-    with np.errstate(invalid="ignore"):
-        bad_obs = ~np.isfinite(obs) | (obs < 0) | (obs > OBS_HIGH) | (obs != np.round(obs))
-    phases = obs[:, :7]
-    bad_phase = ((phases == 1).sum(1) != 1) | (phases[:, _DECISION_PHASES:] != 0).any(1)
+    rows = _bad_rows(np.ascontiguousarray(obs), OBS_HIGH)  # one compiled pass: a trainer calls it every step
     bad_mask = ((mask != 0) & (mask != 1)).any(1) | ~mask.any(1)
     for bad, what in (
-        (bad_obs.any(1), "an observation entry that is not a whole number within the layout's bounds"),
-        (bad_phase, "no decision phase"),
+        (rows == _BAD_ENTRY, "an observation entry that is not a whole number within the layout's bounds"),
+        (rows == _NO_PHASE, "no decision phase"),
         (bad_mask, "a mask that is not 0/1 with at least one legal move"),
     ):
         if bad.any():
