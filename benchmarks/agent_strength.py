@@ -89,7 +89,7 @@ def main() -> None:
         baseline = parse_player(f"ckpt:{args.baseline}") if args.baseline else None
     except ValueError as e:
         parser.error(str(e))
-    if baseline is not None and baseline.spec == agent.spec:
+    if baseline is not None and baseline.text == agent.text:
         parser.error("--baseline must name another checkpoint than --ckpt")
     start, met = time.perf_counter(), []
     if not args.skip_agent:

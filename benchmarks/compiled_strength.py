@@ -26,8 +26,8 @@ from hanamikoji_env.bots import HeuristicBot, RandomBot, SearchBot
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.bots.heuristic_reference import HeuristicReference
 from hanamikoji_env.bots.search_reference import SearchReference
+from hanamikoji_env.games import play_game
 from hanamikoji_env.stats import wilson
-from hanamikoji_env.tournament import play_game
 
 
 class HeuristicRandomTies(HeuristicReference):

@@ -8,14 +8,15 @@ Two measurements, each against its peer in the same run:
    the single-game Python path the heuristic played before it was compiled),
    and SearchBot's batch against ``SearchReference`` at the default budget
    and at the training opponents' ``samples=50,candidates=6``.
-2. Learner decisions/s of PPO training, rollout plus update: the curriculum's
-   last stage (512-unit network; 60% ``search:samples=50,candidates=6``, 10%
-   heuristic, 20% random, 10% snapshots) and a 128-unit network against the
-   heuristic alone, with this code, with the code of ``--before`` (a checkout
-   of the version before the bots were compiled: ``git worktree add
-   /tmp/before 6eab619``), and with every bot replaced by ``random``: the
-   trainer's own ceiling, what it does when its opponents cost nothing.  Each
-   run is its own process.
+2. Learner decisions/s of PPO training, rollout plus update, each configuration
+   in its own process: the quick config's network and games (128 units, 256
+   games) with every game against ``random``, against ``heuristic`` and against
+   ``search:samples=50,candidates=6``, printed as a share of the ``random`` speed
+   (what an opponent costs the trainer: random costs next to nothing); and
+   stage 7's opponents (512 units; 60% ``search:samples=50,candidates=6``, 10%
+   heuristic, 20% random, 10% snapshots).  ``--before DIR`` (a checkout of
+   older code: ``git worktree add /tmp/before REV``) runs every configuration
+   with that code too.
 
 Usage: ``python benchmarks/opponent_speed.py [--seconds 60] [--batch 1024] [--threads 1] [--before DIR] [--skip-training]``
 """
@@ -38,7 +39,10 @@ from hanamikoji_env.bots.heuristic_reference import HeuristicReference
 from hanamikoji_env.bots.search_reference import SearchReference
 from hanamikoji_env.vector import VectorHanamikoji, random_actions
 
-LAST_STAGE = {"heuristic": 0.1, "random": 0.2, "search:samples=50,candidates=6": 0.6}
+STAGE7 = {"heuristic": 0.1, "random": 0.2, "search:samples=50,candidates=6": 0.6}
+"""Stage 7's opponents (configs/ppo_selfplay.yaml), besides 10% snapshots."""
+QUICK_OPPONENTS = ["random", "heuristic", "search:samples=50,candidates=6"]
+"""Every game against one of these, in the quick config's run."""
 
 
 def positions(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -121,10 +125,11 @@ print((trainer.decisions - before) / (time.perf_counter() - start))
 
 
 def training_rate(
-    code: Path, hidden: int, bot_shares: dict[str, float], pool_share: float, seconds: float, threads: int
-) -> float:
+    code: Path, hidden: int, num_envs: int, bot_shares: dict[str, float], pool_share: float, seconds: float,
+    threads: int,
+) -> float:  # fmt: skip
     config = {
-        "num_envs": 512, "rollout_steps": 64, "hidden": hidden, "layers": 2, "update_epochs": 4,
+        "num_envs": num_envs, "rollout_steps": 64, "hidden": hidden, "layers": 2, "update_epochs": 4,
         "num_minibatches": 16, "pool_share": pool_share, "bot_shares": bot_shares, "snapshot_every": 1,
         "total_decisions": 10**12, "torch_threads": threads,
     }  # fmt: skip
@@ -141,7 +146,10 @@ def main() -> None:
     parser.add_argument("--bot-seconds", type=float, default=10.0, help="timed decisions per bot")
     parser.add_argument("--batch", type=int, default=1024, help="rows per heuristic batch")
     parser.add_argument("--skip-training", action="store_true", help="only the bots' decisions/s")
-    parser.add_argument("--threads", type=int, default=1, help="torch threads (the curriculum's: 1)")
+    parser.add_argument(
+        "--threads", type=lambda v: v if v == "auto" else int(v), default=1,
+        help="torch threads: a number (the curriculum's: 1) or auto",
+    )  # fmt: skip
     parser.add_argument(
         "--before",
         type=Path,
@@ -155,22 +163,20 @@ def main() -> None:
     if args.skip_training:
         return
     here = Path(__file__).resolve().parents[1]
-    print(
-        f"\n{'training (learner decisions/s), ' + str(args.threads) + ' torch thread(s)':<46}"
-        f"{'this code':>11}{'--before':>10}{'speed-up':>10}{'free bots':>11}{'of free':>9}"
-    )
-    for name, hidden, shares, pool in (
-        ("last curriculum stage, 512 units", 512, LAST_STAGE, 0.1),
-        ("128 units against the heuristic only", 128, {"heuristic": 1.0}, 0.0),
-    ):
-        fast = training_rate(here, hidden, shares, pool, args.seconds, args.threads)
-        # the trainer's own ceiling: the same run with every bot replaced by random (free)
-        free = training_rate(here, hidden, {"random": sum(shares.values())}, pool, args.seconds, args.threads)
-        if args.before is None:
-            print(f"{name:<46}{fast:>11,.0f}{'':>10}{'':>10}{free:>11,.0f}{fast / free:>8.0%}")
-            continue
-        slow = training_rate(args.before, hidden, shares, pool, args.seconds, args.threads)
-        print(f"{name:<46}{fast:>11,.0f}{slow:>10,.0f}{fast / slow:>9.1f}x{free:>11,.0f}{fast / free:>8.0%}")
+    codes = [("this code", here)] + ([("--before", args.before)] if args.before else [])
+    print(f"\ntraining, learner decisions/s ({args.threads} torch thread(s); share: of every-game-random's)")
+    print(f"{'configuration':<58}" + "".join(f"{name:>14}{'share':>8}" for name, _ in codes))
+    rows = [(f"quick (128 units, 256 games), every game vs {spec}", 128, 256, {spec: 1.0}, 0.0)
+            for spec in QUICK_OPPONENTS]  # fmt: skip
+    rows.append(("stage 7's opponents, 512 units, 512 games", 512, 512, STAGE7, 0.1))
+    free: dict[str, float] = {}
+    for name, hidden, envs, shares, pool in rows:
+        line = f"{name:<58}"
+        for label, code in codes:
+            speed = training_rate(code, hidden, envs, shares, pool, args.seconds, args.threads)
+            free.setdefault(label, speed)  # the first row: every game against random
+            line += f"{speed:>14,.0f}{speed / free[label]:>8.2f}"
+        print(line, flush=True)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,9 @@ two sets as a lower id is masked out, and so is 22 when both sets are equal.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import NamedTuple
+
 import numpy as np
 
 SECRET, TRADEOFF, GIFT, COMPETITION = 0, 1, 2, 3
@@ -55,17 +58,49 @@ def check_action(action: object, who: str = "the player to move") -> int:
     return a
 
 
+TOKEN, CARD, SPLIT, GIFT_TAKE, COMP_TAKE = "token", "card", "split", "gift-take", "comp-take"
+"""The kinds of action, as :func:`decode_action` names them."""
+
+
+class Decoded(NamedTuple):
+    """An action id as its kind and the number it carries."""
+
+    kind: str
+    index: int
+    """TOKEN: the token id; CARD: the geisha chosen; SPLIT: which of :data:`SPLITS`;
+    GIFT_TAKE: the geisha taken; COMP_TAKE: 0 for set A, 1 for set B."""
+
+
+def decode_action(action: int) -> Decoded:
+    """The one decoder of the action-id ranges (``ValueError`` outside ``[0, 23)``)."""
+    if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < NUM_ACTIONS:
+        raise ValueError(f"action must be an int in [0, {NUM_ACTIONS}), got {action!r}")
+    a = int(action)
+    if a < CARD_BASE:
+        return Decoded(TOKEN, a)
+    if a < SPLIT_BASE:
+        return Decoded(CARD, a - CARD_BASE)
+    if a < GIFT_TAKE_BASE:
+        return Decoded(SPLIT, a - SPLIT_BASE)
+    if a < COMP_TAKE_A:
+        return Decoded(GIFT_TAKE, a - GIFT_TAKE_BASE)
+    return Decoded(COMP_TAKE, a - COMP_TAKE_A)
+
+
+def split_sets(cards: Sequence[int], split: int) -> tuple[list[int], list[int]]:
+    """Sets A and B of split number ``split`` of the four sorted Competition ``cards``."""
+    i = SPLITS[split]
+    return [cards[i[0]], cards[i[1]]], [cards[i[2]], cards[i[3]]]
+
+
 def action_name(action: int) -> str:
     """A short readable name, e.g. ``'card:geisha3'`` or ``'split:{c0,c2|c1,c3}'``."""
-    if not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
-        raise ValueError(f"action must be an int in [0, {NUM_ACTIONS}), got {action!r}")
-    if action < CARD_BASE:
-        return f"token:{TOKEN_NAMES[action]}"
-    if action < SPLIT_BASE:
-        return f"card:geisha{action - CARD_BASE}"
-    if action < GIFT_TAKE_BASE:
-        i = SPLITS[action - SPLIT_BASE]
-        return f"split:{{c{i[0]},c{i[1]}|c{i[2]},c{i[3]}}}"
-    if action < COMP_TAKE_A:
-        return f"gift-take:geisha{action - GIFT_TAKE_BASE}"
-    return "comp-take:A" if action == COMP_TAKE_A else "comp-take:B"
+    kind, index = decode_action(action)
+    if kind == TOKEN:
+        return f"token:{TOKEN_NAMES[index]}"
+    if kind in (CARD, GIFT_TAKE):
+        return f"{kind}:geisha{index}"
+    if kind == SPLIT:
+        a, b = split_sets(("c0", "c1", "c2", "c3"), index)  # type: ignore[arg-type]
+        return f"split:{{{','.join(a)}|{','.join(b)}}}"
+    return f"comp-take:{'AB'[index]}"

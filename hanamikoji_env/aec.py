@@ -138,14 +138,15 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
                 f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}"
             )
         round_limit = rules.check_round_limit(round_limit)
-        self.version = get_version(observation_version)
+        self.encoding = get_version(observation_version)
+        """The observation version this env encodes: its layout, encoders and spaces."""
         if illegal_action not in ("raise", "terminate"):
             raise ValueError(f"illegal_action must be 'raise' or 'terminate', got {illegal_action!r}")
         self.render_mode = render_mode
         self.round_limit = round_limit
         self.illegal_action = illegal_action
         self.possible_agents = list(AGENTS)
-        obs_space = self.version.space()
+        obs_space = self.encoding.space()
         self.observation_spaces = {a: obs_space for a in AGENTS}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in AGENTS}
         self.state_space = spaces.Box(0.0, STATE_HIGH, STATE_HIGH.shape, np.float32)
@@ -253,8 +254,8 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
             self._moved()
         else:
             self.agent_selection = agent = AGENTS[code & 1]
-            obs, mask = np.empty(self.version.size, np.float32), np.empty(NUM_ACTIONS, np.int8)
-            self.version.encode_row(row, 0, code & 1, obs, mask)
+            obs, mask = np.empty(self.encoding.size, np.float32), np.empty(NUM_ACTIONS, np.int8)
+            self.encoding.encode_row(row, 0, code & 1, obs, mask)
             self._ahead = (agent, obs, mask)
         if self.render_mode == "human":
             self.render()
@@ -285,7 +286,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         if row is None:
             self._require_reset("observe")
         ahead = self._ahead
-        version = self.version
+        version = self.encoding
         if observation_version is not None and observation_version != version.number:
             version, ahead = get_version(observation_version), None
         if ahead is not None and ahead[0] == agent:  # encoded by step(): fresh arrays, handed out once

@@ -112,12 +112,13 @@ class VectorHanamikoji:
         self.autoreset = bool(autoreset)
         """True: a finished game's row starts a new game in the same step.  False: it stays
         finished (its mask all zero, its actions ignored) until :meth:`reset_games`."""
-        self.version = get_version(observation_version)
+        self.encoding = get_version(observation_version)
+        """The observation version the rows are encoded in: its layout, encoders and spaces."""
         self.num_envs = int(num_envs)
         n = self.num_envs
         self._dealer = Dealer(n, np.random.default_rng(check_seed(seed)), shuffle="sort")
         self._s = np.zeros((n, WIDTH), dtype=np.int32)
-        self._obs = np.zeros((n, self.version.size), dtype=np.float32)
+        self._obs = np.zeros((n, self.encoding.size), dtype=np.float32)
         self._mask = np.zeros((n, NUM_ACTIONS), dtype=np.int8)
         self._to_play = np.zeros(n, dtype=np.int8)
         self._reset_done = False
@@ -184,9 +185,9 @@ class VectorHanamikoji:
             info["final_obs"] = np.zeros_like(self._obs)
             if done.any():
                 seats = np.asarray(final_view, dtype=np.int8)[done]
-                views = np.zeros((len(seats), self.version.size), dtype=np.float32)
+                views = np.zeros((len(seats), self.encoding.size), dtype=np.float32)
                 masks = np.zeros((len(seats), NUM_ACTIONS), dtype=np.int8)
-                self.version.encode_rows(self._s[done], seats, views, masks)
+                self.encoding.encode_rows(self._s[done], seats, views, masks)
                 info["final_obs"][done] = views
         phase = self._s[:, C_PHASE]
         rows = np.flatnonzero((phase == ROUND_OVER) | ((phase == GAME_OVER) & self.autoreset))
@@ -215,7 +216,7 @@ class VectorHanamikoji:
         seats = np.asarray(seats)
         if seats.shape != (self.num_envs,) or not np.isin(seats, (0, 1)).all():
             raise ValueError(f"seats must be {self.num_envs} values of 0 or 1")
-        version = self.version if observation_version is None else get_version(observation_version)
+        version = self.encoding if observation_version is None else get_version(observation_version)
         obs = np.zeros((self.num_envs, version.size), dtype=np.float32)
         mask = np.zeros((self.num_envs, NUM_ACTIONS), dtype=np.int8)
         version.encode_rows(self._s, seats.astype(np.int8), obs, mask)
@@ -266,7 +267,7 @@ class VectorHanamikoji:
     def _encode_to_move(self) -> None:
         """Observation and mask of the seat to move, per row."""
         self._to_play[:] = self._s[:, C_TO_MOVE]
-        self.version.encode_rows(self._s, self._to_play, self._obs, self._mask)
+        self.encoding.encode_rows(self._s, self._to_play, self._obs, self._mask)
 
     def _parse_decks(self, decks: object) -> list[list[tuple[int, ...]]]:
         """``decks[i]`` is env ``i``'s list of decks (rounds 1, 2, ...), each checked by

@@ -381,3 +381,26 @@ def test_a_players_own_view_shows_its_revealed_secret_after_the_scoring() -> Non
     for seat in (0, 1):
         mine = e.render_for(f"player_{seat}")
         assert f"secret: [G{secrets[seat]}] (revealed at the scoring)" in mine
+
+
+def test_one_decoder_names_every_action_id_and_nothing_else() -> None:
+    """``decode_action`` is the one reading of the id ranges; every caller's words come from it."""
+    from hanamikoji_env.actions import NUM_ACTIONS, Decoded, action_name, decode_action, split_sets
+
+    decoded = [decode_action(a) for a in range(NUM_ACTIONS)]
+    assert decoded == [
+        *(Decoded("token", t) for t in range(4)),
+        *(Decoded("card", g) for g in range(7)),
+        *(Decoded("split", k) for k in range(3)),
+        *(Decoded("gift-take", g) for g in range(7)),
+        Decoded("comp-take", 0),
+        Decoded("comp-take", 1),
+    ]
+    assert decode_action(np.int64(11)) == Decoded("split", 0)
+    assert [action_name(a) for a in (0, 7, 12, 20, 22)] == [
+        "token:Secret", "card:geisha3", "split:{c0,c2|c1,c3}", "gift-take:geisha6", "comp-take:B",
+    ]  # fmt: skip
+    assert split_sets([1, 2, 5, 6], 2) == ([1, 6], [2, 5])
+    for bad in (-1, NUM_ACTIONS, True, 1.0, "3"):
+        with pytest.raises(ValueError, match="action must be an int"):
+            decode_action(bad)  # type: ignore[arg-type]

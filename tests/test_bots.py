@@ -306,3 +306,12 @@ def test_game_state_round_trip_and_bad_states() -> None:
         bot.set_game_state((1, 2))
     with pytest.raises(ValueError, match="keeps no game state"):
         RandomBot(0).set_game_state((1,))
+
+
+def test_every_int_option_declares_its_bounds_and_no_other_option_does() -> None:
+    from hanamikoji_env.bots.spec import BOTS, bot_class
+
+    for name in BOTS:
+        for key, option in bot_class(name).options.items():
+            bounded = option.low is not None and option.high is not None and option.low <= option.high
+            assert bounded == (option.type is int), (name, key, option)

@@ -10,6 +10,7 @@ import pytest
 
 LAYERS = [
     grimp.Layer("play", "tournament", "demo", "differential", "rllib", "wrappers", independent=False),
+    "games",  # two bots playing a game on the AEC env
     "bots",  # players: read observations, may drive envs and networks
     grimp.Layer("records", "nn"),  # game records; the policy network and its checkpoints
     grimp.Layer("aec", "vector", "openspiel"),  # the envs: one game, a batch, OpenSpiel's

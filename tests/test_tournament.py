@@ -20,7 +20,8 @@ from hanamikoji_env.bots import HeuristicBot
 from hanamikoji_env.bots.spec import PlayerSpec, parse_player
 from hanamikoji_env.nn import PolicyNet, save_checkpoint
 from hanamikoji_env.stats import bootstrap_elo, bradley_terry, wilson
-from hanamikoji_env.tournament import SCHEMA, Task, _worker, main, run_tournament
+from hanamikoji_env.tournament import SCHEMA, Task, main, run_tournament
+from hanamikoji_env.tournament.schedule import _worker
 
 CHECKPOINT = Path(__file__).parents[1] / "checkpoints" / "ppo_selfplay.pt"
 
@@ -192,7 +193,7 @@ def test_batched_pairs_play_the_games_of_one_game_at_a_time(tmp_path) -> None:
 
 def test_a_pair_with_a_bot_that_cannot_batch_plays_one_game_at_a_time(monkeypatch) -> None:
     """Only pairs of batching players take the lockstep path."""
-    import hanamikoji_env.tournament as tournament
+    import hanamikoji_env.tournament.schedule as tournament
 
     calls = []
     monkeypatch.setattr(tournament, "_play_lockstep", lambda *a: calls.append(a) or [])
@@ -299,7 +300,7 @@ def test_first_only_plays_the_first_player_against_the_field() -> None:
         ("heuristic", "random"),
         ("heuristic", "search:samples=8"),
     ]
-    assert results["win_rate_matrix"][1][2] is None and set(results["elo"]) == {p.spec for p in players}
+    assert results["win_rate_matrix"][1][2] is None and set(results["elo"]) == {p.text for p in players}
 
 
 @pytest.mark.slow
@@ -307,7 +308,7 @@ def test_pool_workers_give_torch_and_numba_one_thread() -> None:
     """A worker's torch (imported after the pool initializer) runs one thread, and so do the bots'
     parallel kernels: workers are one per core."""
     code = (
-        "from hanamikoji_env.tournament import _init_worker; _init_worker(); "
+        "from hanamikoji_env.tournament.schedule import _init_worker; _init_worker(); "
         "import torch, numba; print(torch.get_num_threads(), numba.get_num_threads())"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -327,7 +328,7 @@ def test_pool_workers_give_torch_one_thread_when_the_main_script_imported_it(tmp
         "import multiprocessing\n"
         "from concurrent.futures import ProcessPoolExecutor\n"
         "import torch\n"
-        "from hanamikoji_env.tournament import _init_worker\n"
+        "from hanamikoji_env.tournament.schedule import _init_worker\n"
         "import numba\n"
         "import numpy as np\n"
         "from hanamikoji_env.vector import VectorHanamikoji\n"
@@ -348,7 +349,7 @@ def test_pool_workers_give_torch_one_thread_when_the_main_script_imported_it(tmp
 
 @pytest.mark.parametrize("kind", ["file", "unwritable"])
 def test_a_bad_out_folder_is_refused_before_the_first_game(tmp_path, capsys, monkeypatch, kind) -> None:
-    import hanamikoji_env.tournament as t
+    import hanamikoji_env.tournament.cli as t
 
     out = tmp_path / "results"
     if kind == "file":

@@ -13,10 +13,10 @@ import torch
 from hanamikoji_env import aec, observation, raw_env, records
 from hanamikoji_env.bots.heuristic import HeuristicBot
 from hanamikoji_env.bots.policy import PolicyBot
+from hanamikoji_env.games import play_game
 from hanamikoji_env.nn import CheckpointError, PolicyNet, load_checkpoint, save_checkpoint
 from hanamikoji_env.observation import OBS_SIZE
 from hanamikoji_env.rules import RULES_VERSION, shuffled_deck
-from hanamikoji_env.tournament import play_game
 from hanamikoji_env.vector import VectorHanamikoji, random_actions
 
 

@@ -45,6 +45,7 @@ from tqdm import tqdm
 from hanamikoji_env.bots.psearch import candidate_moves, policy_probs, search_values
 from hanamikoji_env.nn import PolicyNet, load_policy, save_checkpoint
 from training.collector import Collector
+from training.config import RANGES as PPO_RANGES
 from training.config import Config, Range, check_ranges, dataclass_from_dict, read_yaml
 from training.critic import Values
 from training.monitor import win_rate
@@ -59,9 +60,9 @@ RANGES: dict[str, Range] = {
     "label_batch": (1, 4096, False),
     "epochs": (1, 100, False),
     "minibatch": (1, 65_536, False),
-    "learning_rate": (0, 1, True),
+    "learning_rate": PPO_RANGES["learning_rate"],
     "kl_coef": (0, 1000, False),
-    "vf_coef": (0, 100, False),
+    "vf_coef": PPO_RANGES["vf_coef"],
     "eval_games": (2, 10**6, False),
 }
 """The allowed range of every numeric key of :class:`ExpertConfig` (the collection's: Config's)."""

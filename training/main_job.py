@@ -24,7 +24,8 @@ import time
 from pathlib import Path
 
 from hanamikoji_env.bots.spec import parse_player
-from hanamikoji_env.tournament import Interrupted, format_table, play_game, run_tournament, write_outputs
+from hanamikoji_env.games import play_game
+from hanamikoji_env.tournament import Interrupted, format_table, run_tournament, write_outputs
 from training.checkpoints import describe_kept
 from training.config import Config, config_path, load_config
 from training.ppo import POLICY, Trainer, train

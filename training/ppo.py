@@ -104,7 +104,7 @@ class Trainer:
         """``torch_threads: auto``: the thread count of each update, by measured speed."""
         if self.threads is None:
             torch.set_num_threads(int(cfg.torch_threads))
-        self._update = (1, 0.0, 0)  # (threads, start time, decisions before) of the update running
+        self._timing = (1, 0.0, 0)  # the running update's (threads, start time, decisions before)
         torch.manual_seed(cfg.seed)  # network initialisation only
         # on the device before any optimizer state exists: loaded state follows the weights there
         self.model = PolicyNet(cfg.hidden, cfg.layers, cfg.observation_version).to(self.device)
@@ -152,7 +152,7 @@ class Trainer:
         """One rollout of every collector, with per-seat GAE (see :class:`Collector`); it starts
         an update, which :meth:`learn` ends."""
         count = self.threads.threads() if self.threads is not None else torch.get_num_threads()
-        self._update = (count, time.perf_counter(), self.decisions)
+        self._timing = (count, time.perf_counter(), self.decisions)
         if self.imitating:  # the warm start: only the local collector has a teacher
             share = teacher_share(self.cfg.teacher_play, self.decisions, self.cfg.imitation_decisions)
             buf = self.collector.collect(share)  # type: ignore[call-arg]
@@ -266,7 +266,7 @@ class Trainer:
         var = float(np.var(y))
         out["explained_variance"] = float("nan") if var == 0 else 1 - float(np.var(y - pred)) / var
         out["learning_rate"] = self.optimizer.param_groups[0]["lr"]
-        count, start, before = self._update
+        count, start, before = self._timing
         out["torch_threads"] = count
         if self.threads is not None:
             self.threads.record(count, self.decisions - before, time.perf_counter() - start)

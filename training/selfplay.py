@@ -98,7 +98,7 @@ def views_for(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The seat to move's observations and masks in ``bot``'s observation version: ``obs`` and
     ``mask`` (the engine's version) where the bot reads that one, else encoded anew."""
-    if bot.observation_version == engine.version.number:
+    if bot.observation_version == engine.encoding.number:
         return obs, mask
     return engine.observe(engine.to_play(), bot.observation_version)
 

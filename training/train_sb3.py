@@ -26,19 +26,19 @@ from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.nn import MAX_HIDDEN, MAX_LAYERS
 from hanamikoji_env.tournament import format_table, run_tournament, write_outputs
-from training.config import Range, check_ranges, dataclass_from_dict, read_yaml, short
+from training.config import RANGES, Range, check_ranges, dataclass_from_dict, read_yaml, short
 
 SB3_RANGES: dict[str, Range] = {
-    "seed": (0, 2**32 - 1, False),
+    "seed": RANGES["seed"],
     "total_timesteps": (1, 10**10, False),
     "n_envs": (1, 256, False),
     "n_steps": (1, 1 << 16, False),
     "batch_size": (1, 1 << 20, False),
     "n_epochs": (1, 100, False),
-    "learning_rate": (0, 1, True),
-    "gamma": (0, 1, False),
-    "gae_lambda": (0, 1, False),
-    "ent_coef": (0, 1, False),
+    "learning_rate": RANGES["learning_rate"],
+    "gamma": RANGES["gamma"],
+    "gae_lambda": RANGES["gae_lambda"],
+    "ent_coef": RANGES["ent_coef"],
     "snapshot_every": (1, 10**10, False),
     "eval_episodes": (1, 10**6, False),
     "eval_games": (2, 10**6, False),

@@ -45,11 +45,12 @@ from hanamikoji_env.observation import OBS_HIGH, OBS_SIZE
 
 
 class Option(NamedTuple):
-    """A bot option: its type and, for numbers, the inclusive bounds."""
+    """A bot option: its type and, for an int, the inclusive bounds (an int option without them
+    is a declaration error, caught by the test of every bot's options)."""
 
     type: type
-    low: int = 1
-    high: int = 0
+    low: int | None = None
+    high: int | None = None
 
 
 class Bot(ABC):
@@ -75,6 +76,9 @@ class Bot(ABC):
     def check_option(cls, key: str, value: object) -> None:
         """``ValueError`` unless ``value`` is within the declared bounds of option ``key``."""
         option = cls.options[key]
+        assert option.low is not None and option.high is not None, (
+            f"int option {key} of {cls.name} has no bounds"
+        )
         if isinstance(value, bool) or not isinstance(value, int) or not option.low <= value <= option.high:
             raise ValueError(
                 f"option {key} of {cls.name} must be an int in [{option.low}, {option.high}], got {value!r}"

@@ -9,7 +9,7 @@ import numpy as np
 import torch
 
 from hanamikoji_env.bots.base import Bot, Option
-from hanamikoji_env.nn import load_policy, masked_probs, resolve_device, sample_actions
+from hanamikoji_env.nn import PolicyNet, load_policy, masked_probs, resolve_device, sample_actions
 
 
 class PolicyBot(Bot):
@@ -69,3 +69,26 @@ class SampledPolicyBot(PolicyBot):
     @classmethod
     def from_spec(cls, options: dict[str, Any], seed: int, round_limit: int | None, device: str) -> Bot:
         return cls(options["ckpt"], seed=seed, greedy=False, device=device)
+
+
+class PolicyGuidedBot(Bot):
+    """The shared opening of the bots that search with a trained policy (``RolloutBot``,
+    ``PolicySearchBot``): the spec ``name:ckpt=PATH[,samples=N,...]``, and a constructor that
+    takes the policy (a checkpoint path or a :class:`~hanamikoji_env.nn.PolicyNet`), the seed,
+    the checked ``samples`` budget and the game's ``round_limit``."""
+
+    fast = False
+
+    @classmethod
+    def from_spec(cls, options: dict[str, Any], seed: int, round_limit: int | None, device: str) -> Bot:
+        rest = {k: v for k, v in options.items() if k != "ckpt"}
+        return cls(options["ckpt"], seed=seed, round_limit=round_limit, **rest)
+
+    def __init__(
+        self, policy: str | Path | PolicyNet, seed: int | None, samples: int, round_limit: int | None
+    ) -> None:
+        super().__init__(seed)
+        self.check_option("samples", samples)
+        self.model = policy if isinstance(policy, PolicyNet) else load_policy(policy)
+        self.samples = samples
+        self.round_limit = round_limit

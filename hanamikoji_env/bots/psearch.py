@@ -35,30 +35,24 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import torch
 
-from hanamikoji_env.bots.base import Bot, Option
+from hanamikoji_env.bots.base import Option
+from hanamikoji_env.bots.policy import PolicyGuidedBot
 from hanamikoji_env.infoset import determinized_rows
-from hanamikoji_env.nn import PolicyNet, load_policy, masked_probs, sample_actions
+from hanamikoji_env.nn import PolicyNet, masked_probs, sample_actions
 from hanamikoji_env.simulate import PLAYOUT_STEPS, apply_sequences, play_out
 
 
-class PolicySearchBot(Bot):
+class PolicySearchBot(PolicyGuidedBot):
     """``PolicySearchBot(policy, seed=0, samples=32, candidates=4, prior=0.1, round_limit=None)``;
     see the module docstring.  ``policy`` is a checkpoint path or a
     :class:`~hanamikoji_env.nn.PolicyNet`; ``round_limit`` is the game's."""
 
     name = "psearch"
     options = {"ckpt": Option(str), "samples": Option(int, 1, 4096), "candidates": Option(int, 1, 23)}
-    fast = False
-
-    @classmethod
-    def from_spec(cls, options: dict[str, Any], seed: int, round_limit: int | None, device: str) -> Bot:
-        rest = {k: v for k, v in options.items() if k != "ckpt"}
-        return cls(options["ckpt"], seed=seed, round_limit=round_limit, **rest)
 
     def __init__(
         self,
@@ -69,16 +63,12 @@ class PolicySearchBot(Bot):
         prior: float = 0.1,
         round_limit: int | None = None,
     ) -> None:
-        super().__init__(seed)
-        self.check_option("samples", samples)
         self.check_option("candidates", candidates)
         if isinstance(prior, bool) or not isinstance(prior, (int, float)) or not 0 <= prior < float("inf"):
             raise ValueError(f"prior must be a finite number >= 0, got {prior!r}")
-        self.model = policy if isinstance(policy, PolicyNet) else load_policy(policy)
-        self.samples = samples
+        super().__init__(policy, seed, samples, round_limit)
         self.candidates = candidates
         self.prior = float(prior)
-        self.round_limit = round_limit
 
     def probs(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The policy's move probabilities per row (0 where illegal), float64."""

@@ -25,15 +25,15 @@ other opponents the model is wrong.  It needs torch, and is slow: about
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import torch
 
-from hanamikoji_env.bots.base import Bot, Option
+from hanamikoji_env.bots.base import Option
+from hanamikoji_env.bots.policy import PolicyGuidedBot
 from hanamikoji_env.engine import Dealer
 from hanamikoji_env.infoset import determinized_rows
-from hanamikoji_env.nn import PolicyNet, load_policy
+from hanamikoji_env.nn import PolicyNet
 from hanamikoji_env.rules import FULL_DECK
 from hanamikoji_env.simulate import apply_sequences, play_out
 from hanamikoji_env.vector import uniform_actions
@@ -46,19 +46,13 @@ MAX_STEPS = 100_000
 """Moves after which a rollout is a bug, not a long game (a round has at most 56)."""
 
 
-class RolloutBot(Bot):
+class RolloutBot(PolicyGuidedBot):
     """``RolloutBot(policy, seed=0, samples=128, margin=0.0, round_limit=None)``; see the module
     docstring.  ``policy`` is a checkpoint path or a :class:`~hanamikoji_env.nn.PolicyNet`;
     ``round_limit`` is the game's (its rollouts end where the game would)."""
 
     name = "rollout"
     options = {"ckpt": Option(str), "samples": Option(int, 1, 4096)}
-    fast = False
-
-    @classmethod
-    def from_spec(cls, options: dict[str, Any], seed: int, round_limit: int | None, device: str) -> Bot:
-        rest = {k: v for k, v in options.items() if k != "ckpt"}
-        return cls(options["ckpt"], seed=seed, round_limit=round_limit, **rest)
 
     def __init__(
         self,
@@ -68,14 +62,10 @@ class RolloutBot(Bot):
         margin: float = 0.0,
         round_limit: int | None = None,
     ) -> None:
-        super().__init__(seed)
-        self.check_option("samples", samples)
         if margin < 0:
             raise ValueError(f"margin must be >= 0, got {margin}")
-        self.model = policy if isinstance(policy, PolicyNet) else load_policy(policy)
-        self.samples = samples
+        super().__init__(policy, seed, samples, round_limit)
         self.margin = margin
-        self.round_limit = round_limit
 
     @torch.no_grad()
     def greedy(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:

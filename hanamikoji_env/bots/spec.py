@@ -77,7 +77,8 @@ def usage() -> str:
 class PlayerSpec:
     """A parsed player: a bot name with options, or a checkpoint path."""
 
-    spec: str
+    text: str
+    """The spec as written (``search:samples=50``): the player's name in tables and records."""
     kind: str
     options: dict[str, Any] = field(default_factory=dict)
     path: str | None = None

@@ -25,21 +25,24 @@ import numpy as np
 
 from hanamikoji_env import engine, records
 from hanamikoji_env.actions import (
+    CARD,
     CARD_BASE,
-    COMP_TAKE_A,
-    GIFT_TAKE_BASE,
+    GIFT_TAKE,
     NUM_ACTIONS,
     SECRET,
-    SPLIT_BASE,
-    SPLITS,
+    SPLIT,
+    TOKEN,
     TOKEN_NAMES,
     TOKEN_SIZES,
     TRADEOFF,
     action_name,
+    decode_action,
+    split_sets,
 )
 from hanamikoji_env.aec import AGENTS, raw_env
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.bots.spec import parse_player
+from hanamikoji_env.games import play_env
 from hanamikoji_env.observation import InfoSet, decode
 from hanamikoji_env.rules import (
     CENTRE,
@@ -54,7 +57,6 @@ from hanamikoji_env.rules import (
     count_cards,
     score,
 )
-from hanamikoji_env.tournament import play_env
 
 HUMAN = "human"
 """The player name a person gets in game records."""
@@ -205,7 +207,7 @@ class GameSession:
         before, round_before = self._info, self.env.game.round  # the observation's round saturates
         self.env.step(action)
         after = self._info = self._observe()
-        public = mine or action >= SPLIT_BASE  # splits and answers are seen by both players
+        public = mine or decode_action(action).kind not in (TOKEN, CARD)  # splits and answers: seen by both
         new: list[dict[str, Any]] = []
         if self.env.game.round != round_before or self.over:  # this move ended the round
             new += describe_last(before, mine, action if public else None)
@@ -370,19 +372,19 @@ def _token_list(tokens: list[int]) -> str:
 
 def choice_label(action: int, info: InfoSet) -> str:
     """A person's words for a legal action in the position ``info`` describes."""
-    if action < len(TOKEN_NAMES):
-        n = TOKEN_SIZES[action]
-        return f"{TOKEN_NAMES[action]} ({n} card{'s' if n > 1 else ''})"
-    if action < SPLIT_BASE:
-        return f"G{action - CARD_BASE}"
-    if action < GIFT_TAKE_BASE:
-        c = cards_of(info.offer)
-        i = SPLITS[action - SPLIT_BASE]
-        return f"{card_names([c[i[0]], c[i[1]]])} | {card_names([c[i[2]], c[i[3]]])}"
-    if action < COMP_TAKE_A:
-        return f"take G{action - GIFT_TAKE_BASE}"
-    taken = info.set_a if action == COMP_TAKE_A else info.set_b
-    return f"take {'A' if action == COMP_TAKE_A else 'B'}: {card_names(cards_of(taken))}"
+    kind, index = decode_action(action)
+    if kind == TOKEN:
+        n = TOKEN_SIZES[index]
+        return f"{TOKEN_NAMES[index]} ({n} card{'s' if n > 1 else ''})"
+    if kind == CARD:
+        return f"G{index}"
+    if kind == SPLIT:
+        a, b = split_sets(cards_of(info.offer), index)
+        return f"{card_names(a)} | {card_names(b)}"
+    if kind == GIFT_TAKE:
+        return f"take G{index}"
+    taken = info.set_b if index else info.set_a
+    return f"take {'AB'[index]}: {card_names(cards_of(taken))}"
 
 
 def _event(who: str, kind: str, cards: list[int], text: str) -> dict[str, Any]:
@@ -443,11 +445,11 @@ def describe_last(before: InfoSet, mine: bool, action: int | None) -> list[dict[
     who, subject, s = ("you", "You", "") if mine else ("opponent", "The opponent", "s")
     yours = "the opponent's" if mine else "your"
     if b.phase == Phase.GIFT_ANSWER and action is not None:
-        g = action - GIFT_TAKE_BASE
+        g = decode_action(action).index
         rest = _minus(b.offer, tuple(int(i == g) for i in range(NUM_GEISHAS)))
         return [_event(who, "take", [g], f"{subject} take{s} G{g}; {card_names(rest)} go to {yours} side.")]
     if b.phase == Phase.COMP_ANSWER and action is not None:
-        a_taken = action == COMP_TAKE_A
+        a_taken = decode_action(action).index == 0
         taken = list(cards_of(b.set_a if a_taken else b.set_b))
         left = cards_of(b.set_b if a_taken else b.set_a)
         text = f"{subject} take{s} set {'A' if a_taken else 'B'} ({card_names(taken)}); {card_names(left)} go to {yours} side."
@@ -456,7 +458,7 @@ def describe_last(before: InfoSet, mine: bool, action: int | None) -> list[dict[
         spent = b.spent_me if mine else b.spent_opp
         left = [t for t in (SECRET, TRADEOFF) if not spent[t]]
         if len(left) == 1 and all(spent[t] for t in range(len(spent)) if t != left[0]):
-            cards = [] if action is None else sorted(cards_of(b.selection)) + [action - CARD_BASE]
+            cards = [] if action is None else sorted(cards_of(b.selection)) + [decode_action(action).index]
             return [_token_event(left[0], mine, cards)]
     return []
 
@@ -537,20 +539,19 @@ def replay_frames(record: records.GameRecord) -> list[dict[str, Any]]:
 def move_text(state: State, seat: int, action: int, names: tuple[str, str]) -> str:
     """A decision in words, told with full information (for replays and watched games)."""
     who = names[seat]
-    if action < CARD_BASE:
-        return f"{who} plays {TOKEN_NAMES[action]}."
-    if action < SPLIT_BASE:
-        chosen = card_names([*state.selection, action - CARD_BASE])
+    kind, index = decode_action(action)
+    if kind == TOKEN:
+        return f"{who} plays {TOKEN_NAMES[index]}."
+    if kind == CARD:
+        chosen = card_names([*state.selection, index])
         return f"{who} chooses {chosen} for {TOKEN_NAMES[state.token]}."
-    if action < GIFT_TAKE_BASE:
-        i = SPLITS[action - SPLIT_BASE]
-        o = state.offer
-        return f"{who} splits the Competition cards: A {card_names([o[i[0]], o[i[1]]])} | B {card_names([o[i[2]], o[i[3]]])}."
-    if action < COMP_TAKE_A:
-        return f"{who} takes G{action - GIFT_TAKE_BASE} from the Gift."
-    take_a = action == COMP_TAKE_A
-    taken = state.offer[:2] if take_a else state.offer[2:]
-    return f"{who} takes set {'A' if take_a else 'B'} ({card_names(taken)})."
+    if kind == SPLIT:
+        a, b = split_sets(state.offer, index)
+        return f"{who} splits the Competition cards: A {card_names(a)} | B {card_names(b)}."
+    if kind == GIFT_TAKE:
+        return f"{who} takes G{index} from the Gift."
+    taken = state.offer[2:] if index else state.offer[:2]
+    return f"{who} takes set {'AB'[index]} ({card_names(taken)})."
 
 
 def _frame(state: State, text: str, names: tuple[str, str], seat: int | None = None) -> dict[str, Any]:

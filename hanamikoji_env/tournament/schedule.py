@@ -1,0 +1,322 @@
+"""The tournament's schedule: every pair's deals cut into tasks, played by worker processes
+(or Ray), each task's games one at a time or in lockstep, every game a :class:`GameResult`."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from itertools import combinations
+from multiprocessing import resource_tracker
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numba
+import numpy as np
+
+from hanamikoji_env import records
+from hanamikoji_env.aec import raw_env
+from hanamikoji_env.bots.base import Bot
+from hanamikoji_env.bots.spec import PlayerSpec
+from hanamikoji_env.games import play_env
+from hanamikoji_env.tournament.outputs import GAMES_FILE
+from hanamikoji_env.tournament.summary import GameResult, summarise
+
+MAX_GAMES = 10_000_000
+"""The most games per pair a tournament plays (its tasks are listed up front)."""
+
+_BOTS: dict[tuple[str, int | None], Bot] = {}
+
+
+class Task(NamedTuple):
+    """Some deals of one pair, for one worker."""
+
+    pair: int
+    spec_a: PlayerSpec
+    spec_b: PlayerSpec
+    deals: list[int]
+    seed: int
+    round_limit: int | None
+    keep_records: bool = False
+    device: str = "cpu"
+    batch: bool = True
+
+
+def _worker(task: Task) -> list[GameResult]:
+    """Play the task's deals (both seatings); the game records too when it asks for them."""
+    round_limit = task.round_limit
+    for spec in (task.spec_a, task.spec_b):
+        if (spec.text, round_limit) not in _BOTS:
+            _BOTS[(spec.text, round_limit)] = spec.make(task.seed, round_limit, task.device)
+    a, b = _BOTS[(task.spec_a.text, round_limit)], _BOTS[(task.spec_b.text, round_limit)]
+    if task.batch and a.batched and b.batched:
+        return _play_lockstep(task, a, b)
+    out = []
+    for deal in task.deals:
+        for a_seat in (0, 1):
+            deal_seed, game_seed = _seeds(task, deal, a_seat)
+            a.reset(seed=game_seed)
+            b.reset(seed=game_seed + 1)
+            e = play_env((a, b) if a_seat == 0 else (b, a), deal_seed, round_limit)
+            out.append(_result(task, e, deal, a_seat))
+    return out
+
+
+def _seeds(task: Task, deal: int, a_seat: int) -> tuple[int, int]:
+    """The deal's seed (the env's) and the game's seed (player A's; B's is one more)."""
+    deal_seed = task.seed * 1_000_003 + deal
+    return deal_seed, (deal_seed * 4 + a_seat) * 7919 + task.pair
+
+
+def _result(task: Task, e: raw_env, deal: int, a_seat: int) -> GameResult:
+    history = e.history()
+    r0 = history.rewards[0]
+    record = None
+    if task.keep_records:
+        a, b = task.spec_a.text, task.spec_b.text
+        meta: records.Meta = {"source": "hanamikoji-eval", "seed": task.seed, "deal": deal}
+        record = records.from_env(e, (a, b) if a_seat == 0 else (b, a), meta).to_json()
+    return GameResult(task.pair, deal, a_seat, r0 if a_seat == 0 else -r0, history.round, record)
+
+
+def _pending(e: raw_env) -> bool:
+    """Whether an agent is to act in ``e``; False once the game is over (the agents' closing
+    ``step(None)`` done)."""
+    while e.agents:
+        _, _, term, trunc, _ = e.last(observe=False)
+        if not (term or trunc):
+            return True
+        e.step(None)
+    return False
+
+
+def _play_lockstep(task: Task, a: Bot, b: Bot) -> list[GameResult]:
+    """The task's games all at once, each on its own AEC env: every step, each player makes its
+    moves in all the games where it is to act with one ``act_batch`` call, game ``g`` with the
+    generator and game state a bot of its own would have (seeded like :func:`_worker`'s
+    ``reset``), so every game is the one the one-game-at-a-time path plays."""
+    games = [(deal, a_seat) for deal in task.deals for a_seat in (0, 1)]
+    envs, rngs = [], ([], [])
+    for deal, a_seat in games:
+        deal_seed, game_seed = _seeds(task, deal, a_seat)
+        e = raw_env(round_limit=task.round_limit)
+        e.reset(seed=deal_seed)
+        envs.append(e)
+        rngs[0].append(np.random.default_rng(game_seed))
+        rngs[1].append(np.random.default_rng(game_seed + 1))
+    states: tuple[list[tuple[int, ...]], list[tuple[int, ...]]] = ([()] * len(games), [()] * len(games))
+    out: list[GameResult] = []
+    live = list(range(len(games)))
+    while live:
+        waiting: tuple[list[int], list[int]] = ([], [])
+        views: tuple[list[dict[str, np.ndarray]], list[dict[str, np.ndarray]]] = ([], [])
+        for g in live:
+            if not _pending(envs[g]):
+                out.append(_result(task, envs[g], *games[g]))
+                continue
+            agent = envs[g].agent_selection
+            who = 0 if agent == f"player_{games[g][1]}" else 1
+            waiting[who].append(g)
+            views[who].append(envs[g].observe(agent, (a, b)[who].observation_version))
+        for who, bot in enumerate((a, b)):
+            if not waiting[who]:
+                continue
+            own = [states[who][g] for g in waiting[who]]
+            actions = bot.act_batch(
+                np.stack([v["observation"] for v in views[who]]),
+                np.stack([v["action_mask"] for v in views[who]]),
+                rngs=[rngs[who][g] for g in waiting[who]],
+                states=own,
+            )
+            for g, action, state in zip(waiting[who], actions, own, strict=True):
+                states[who][g] = state
+                envs[g].step(int(action))
+        live = waiting[0] + waiting[1]
+    return out
+
+
+def _init_worker() -> None:
+    """Pool workers run one per core: torch (imported later, by checkpoint players), numpy's BLAS
+    and numba's parallel kernels (the bots') get one thread each instead of one per core, which
+    would oversubscribe the machine.
+    A spawned worker first imports the parent's main module; where that imported torch, its
+    thread count is already set (to the number of cores), so it is set to one here as well.
+    Ctrl-C is the parent's to handle: a worker ignores SIGINT and is terminated by the parent.
+    A worker starts with SIGINT blocked (:func:`_start_pool`), so a Ctrl-C while it imports is
+    held, then dropped here, never a traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # drops a SIGINT held while blocked
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ[var] = "1"
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
+    # the bots' parallel kernels: one thread too.  Not through NUMBA_NUM_THREADS: numba re-reads
+    # it at every compilation and refuses a change once its threads run.
+    numba.set_num_threads(1)
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`run_tournament`; ``played`` games of ``total`` had finished."""
+
+    def __init__(self, played: int, total: int) -> None:
+        super().__init__(f"{played} of {total} games played")
+        self.played, self.total = played, total
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Shut ``pool`` down now: queued tasks cancelled, running games ended mid-game."""
+    # the executor has no public way to end running tasks before Python 3.14's terminate_workers()
+    for process in list(getattr(pool, "_processes", {}).values()):
+        process.terminate()
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _new_pool(workers: int) -> ProcessPoolExecutor:
+    """A pool of ``workers`` spawned processes; none runs until :func:`_submit_all`."""
+    # spawn, not fork: a forked child of a process that has run torch can hang in torch.
+    # An executor, not multiprocessing.Pool: a worker that dies breaks the executor with an
+    # error, where a Pool silently replaces it and waits forever for its task.
+    return ProcessPoolExecutor(workers, multiprocessing.get_context("spawn"), _init_worker)
+
+
+def _submit_all(pool: ProcessPoolExecutor, tasks: list[Task]) -> list[Future[list[GameResult]]]:
+    """Every task submitted, the workers that this starts shielded from a Ctrl-C meanwhile.
+
+    SIGINT is blocked in this thread while the workers are spawned, so they inherit the block
+    (:func:`_init_worker` drops what it held): none dies with a traceback while it starts.  A
+    Ctrl-C in the parent meanwhile (even one taken before the block but not yet acted on) is
+    recorded instead of raised, so it cannot cut a worker's launch in half; it is raised as a
+    ``KeyboardInterrupt`` once the submissions are done, and the caller stops ``pool``."""
+    resource_tracker.ensure_running()  # spawn's tracker unblocks SIGINT after it starts: first
+    record = threading.current_thread() is threading.main_thread() and callable(
+        signal.getsignal(signal.SIGINT)  # not where SIGINT is ignored (SIG_IGN)
+    )
+    interrupted: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda *_: interrupted.append(1)) if record else None
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        return [pool.submit(_worker, t) for t in tasks]
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a Ctrl-C held meanwhile is recorded now
+        if record:
+            signal.signal(signal.SIGINT, previous)
+        if interrupted:
+            raise KeyboardInterrupt
+
+
+def _chunks(n: int, size: int) -> Iterator[list[int]]:
+    for start in range(0, n, size):
+        yield list(range(start, min(n, start + size)))
+
+
+def run_tournament(
+    players: list[PlayerSpec],
+    games: int,
+    seed: int = 0,
+    workers: int | None = None,
+    round_limit: int | None = None,
+    progress: bool = True,
+    first_only: bool = False,
+    save_games: Path | None = None,
+    backend: str = "local",
+    address: str | None = None,
+    device: str = "cpu",
+    batch: bool = True,
+) -> dict[str, Any]:
+    """Play every pair ``games`` games (``games / 2`` deals, both seatings) and summarise.
+
+    ``first_only`` plays only the pairs that include the first player (one
+    candidate against a field of opponents).  ``save_games``: a folder to write every
+    game's record to, as ``games.jsonl`` (see :mod:`hanamikoji_env.records`), in the order
+    pair, deal, seating.  ``backend="ray"`` spreads the games over a Ray cluster (``address``, or
+    a local Ray with ``workers`` CPUs): the same deals and seeds, so the same results.
+    ``device``: where checkpoint players' networks run.  ``batch``: a pair whose players both
+    play batches (``Bot.batched``: random, heuristic, search, checkpoints) plays each task's
+    games in lockstep, one ``act_batch`` call per player and step; the same games as one at a
+    time (``batch=False``), only faster."""
+    if games > MAX_GAMES:
+        raise ValueError(f"games must be at most {MAX_GAMES:,} per pair, got {games:,}")
+    if games < 2 or games % 2:
+        raise ValueError(f"games must be a positive even number (each deal is played twice), got {games}")
+    if len(players) < 2:
+        raise ValueError("a tournament needs at least two players")
+    names = [p.text for p in players]
+    if len(set(names)) != len(names):
+        raise ValueError(f"players must be distinct, got {names}")
+    pairs = [(i, j) for i, j in combinations(range(len(players)), 2) if i == 0 or not first_only]
+    deals = games // 2
+    workers = workers or os.cpu_count() or 1
+    # about 8 tasks per worker, at most 25 deals each, so the progress bar moves
+    chunk = max(1, min(25, deals * len(pairs) // (8 * workers)))
+    tasks = [
+        Task(k, players[i], players[j], d, seed, round_limit, save_games is not None, device, batch)
+        for k, (i, j) in enumerate(pairs)
+        for d in _chunks(deals, chunk)
+    ]
+    results: list[GameResult] = []
+    bar = _progress_bar(len(pairs) * games, progress)
+    pool = None
+    if backend not in ("local", "ray"):
+        raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
+    if device != "cpu":
+        from hanamikoji_env.nn import resolve_device  # torch, only for a GPU
+
+        resolve_device(device)  # a missing GPU is an error now, not in every worker
+    try:
+        if backend == "ray":
+            parts: Iterator[list[GameResult]] = _ray_parts(tasks, address, workers)
+        elif workers == 1:
+            parts = map(_worker, tasks)
+        else:
+            pool = _new_pool(workers)
+            parts = (f.result() for f in as_completed(_submit_all(pool, tasks)))
+        for part in parts:
+            results += part
+            bar.update(len(part))
+    except KeyboardInterrupt:
+        raise Interrupted(len(results), len(pairs) * games) from None
+    except BrokenProcessPool:
+        raise RuntimeError(
+            "a tournament worker process died (killed, out of memory, or a crash in a player); "
+            f"{len(results)} of {len(pairs) * games} games had finished, no results were kept"
+        ) from None
+    finally:
+        bar.close()
+        if pool is not None:
+            _stop(pool)
+    results.sort(key=lambda r: (r.pair, r.deal, r.a_seat))
+    if save_games is not None:
+        save_games.mkdir(parents=True, exist_ok=True)
+        records.write_lines(save_games / GAMES_FILE, (r.record for r in results))  # type: ignore[misc]
+    return summarise(names, pairs, results, games, seed, round_limit)
+
+
+def _ray_parts(tasks: list[Task], address: str | None, workers: int) -> Iterator[list[GameResult]]:
+    """The tasks' results from Ray tasks, as they finish; cancelled on Ctrl-C or an error."""
+    import ray
+
+    if not ray.is_initialized():
+        ray.init(address=address, num_cpus=None if address else workers, include_dashboard=False)
+    remote = ray.remote(num_cpus=1)(_worker)
+    pending = [remote.remote(t) for t in tasks]
+    try:
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            try:
+                yield ray.get(done[0])
+            except ray.exceptions.RayError as e:
+                raise RuntimeError(f"a tournament task failed on Ray: {str(e).splitlines()[0]}") from None
+    finally:
+        for ref in pending:
+            ray.cancel(ref, force=True)
+
+
+def _progress_bar(total: int, enabled: bool) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="game", disable=not enabled, file=sys.stderr)
