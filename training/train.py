@@ -24,11 +24,19 @@ from pathlib import Path
 
 from training.checkpoints import MACHINE_KEYS, describe_kept
 from training.config import Config, bundled_configs, load_config, parse_overrides, read_yaml
-from training.curriculum import is_curriculum, load_curriculum, run_curriculum
-from training.ppo import CHECKPOINT, POLICY, TrainingDivergedError, check_resumable, load_init_from, train
+from training.curriculum import Stage, is_curriculum, load_curriculum, run_curriculum
+from training.ppo import (
+    CHECKPOINT,
+    POLICY,
+    Trainer,
+    TrainingDivergedError,
+    check_resumable,
+    load_init_from,
+    train,
+)
 
 
-def main(argv: list[str] | None = None) -> None:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hanamikoji-train", description=__doc__.splitlines()[0])
     parser.add_argument(
         "--config",
@@ -38,64 +46,97 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.add_argument("--stop-after", type=int, metavar="N", help="stop after N more updates (resumable)")
     parser.add_argument("overrides", nargs="*", metavar="key=value", help="override config values")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = build_parser()
+    args = parser.parse_intermixed_args(argv)  # key=value overrides before and after the flags
     if args.config is not None and args.resume is None:
         try:
-            curriculum = is_curriculum(read_yaml(args.config)[0])
-            stages = load_curriculum(args.config, args.overrides) if curriculum else []
-            if curriculum and args.stop_after is not None:
+            stages = (
+                load_curriculum(args.config, args.overrides)
+                if is_curriculum(read_yaml(args.config)[0])
+                else []
+            )
+            if stages and args.stop_after is not None:
                 raise ValueError("--stop-after does not apply to a curriculum: its stages set their updates")
         except ValueError as e:
             parser.error(str(e))
-        if curriculum:
-            try:
-                run_curriculum(stages, progress=not args.no_progress)
-            except TrainingDivergedError as e:
-                print(f"error: {e}", file=sys.stderr)
-                raise SystemExit(1) from None
-            except KeyboardInterrupt:
-                print(f"\ninterrupted: run the same command again to continue the curriculum where its "
-                      f"last checkpoint left it ({stages[0].run_dir.parent})", file=sys.stderr)  # fmt: skip
-                raise SystemExit(130) from None
-            print(f"curriculum done: {stages[-1].run_dir / POLICY}")
-            return
+        if stages:
+            return curriculum(stages, progress=not args.no_progress)
     try:
-        if args.resume is not None:
-            machine = parse_overrides(args.overrides)
-            if args.config is not None or set(machine) - set(MACHINE_KEYS):
-                raise ValueError(
-                    "--resume continues a run with its saved config: no --config, and overrides only of "
-                    f"the machine keys {', '.join(MACHINE_KEYS)}"
-                )
-            saved = args.resume / "config.json"
-            if not (args.resume / CHECKPOINT).is_file() or not saved.is_file():
-                raise ValueError(f"{args.resume} holds no {CHECKPOINT} and config.json to resume from")
-            try:
-                data = json.loads(saved.read_text())
-            except (json.JSONDecodeError, UnicodeDecodeError) as e:
-                raise ValueError(f"{saved} is not valid JSON ({e}); it is the run's saved config") from None
-            cfg = Config.from_dict({**data, **machine}, source=str(saved))
-            run_dir = args.resume
-            check_resumable(cfg, run_dir)  # a truncated checkpoint or an edited config: a usage error
-        else:
-            cfg = load_config(args.config, args.overrides)
-            run_dir = Path(cfg.runs_dir) / cfg.run_name
-            if (run_dir / CHECKPOINT).exists():
-                raise ValueError(f"{run_dir} already holds a run: --resume {run_dir}, or set run_name=...")
-            if cfg.init_from is not None:
-                load_init_from(cfg)  # a bad file or network shape: a usage error, before any work
+        cfg, run_dir = (
+            resumed_run(args.resume, args.overrides, args.config)
+            if args.resume
+            else new_run(args.config, args.overrides)
+        )
     except ValueError as e:
         parser.error(str(e))
     if args.stop_after is not None and args.stop_after < 1:
         parser.error(f"--stop-after must be >= 1, got {args.stop_after}")
+    trainer = run(cfg, run_dir, resume=args.resume is not None, progress=not args.no_progress,
+                  stop_after=args.stop_after)  # fmt: skip
+    rates = ", ".join(f"vs {bot} {rate:.3f}" for bot, rate in trainer.last_eval.items()) or "none measured"
+    print(
+        f"trained {trainer.decisions:,} decisions in {trainer.update} updates ({trainer.games:,} games); "
+        f"greedy win rate {rates} ({cfg.eval_games} games each)\npolicy: {run_dir / POLICY}"
+    )
+
+
+def curriculum(stages: list[Stage], progress: bool) -> None:
+    """Every stage of a curriculum; a divergence or Ctrl-C is one line and an exit code."""
     try:
-        trainer = train(
-            cfg,
-            run_dir,
-            resume=args.resume is not None,
-            progress=not args.no_progress,
-            stop_after=args.stop_after,
+        run_curriculum(stages, progress=progress)
+    except TrainingDivergedError as e:
+        print(f"error: {e}", file=sys.stderr)
+        raise SystemExit(1) from None
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: run the same command again to continue the curriculum where its "
+              f"last checkpoint left it ({stages[0].run_dir.parent})", file=sys.stderr)  # fmt: skip
+        raise SystemExit(130) from None
+    print(f"curriculum done: {stages[-1].run_dir / POLICY}")
+
+
+def resumed_run(run_dir: Path, overrides: list[str], config: str | None = None) -> tuple[Config, Path]:
+    """The saved config of the run in ``run_dir`` (overridable in the machine keys only, and no
+    other ``config``), checked against its checkpoint; ``ValueError`` says what is wrong."""
+    machine = parse_overrides(overrides)
+    if config is not None or set(machine) - set(MACHINE_KEYS):
+        raise ValueError(
+            "--resume continues a run with its saved config: no --config, and overrides only of "
+            f"the machine keys {', '.join(MACHINE_KEYS)}"
         )
+    saved = run_dir / "config.json"
+    if not (run_dir / CHECKPOINT).is_file() or not saved.is_file():
+        raise ValueError(f"{run_dir} holds no {CHECKPOINT} and config.json to resume from")
+    try:
+        data = json.loads(saved.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ValueError(f"{saved} is not valid JSON ({e}); it is the run's saved config") from None
+    cfg = Config.from_dict({**data, **machine}, source=str(saved))
+    check_resumable(cfg, run_dir)  # a truncated checkpoint or an edited config: a usage error
+    return cfg, run_dir
+
+
+def new_run(config: str | None, overrides: list[str]) -> tuple[Config, Path]:
+    """The config of a new run and its folder, which must not hold a run yet; ``ValueError`` says
+    what is wrong (an ``init_from`` checkpoint is loaded and checked now, before any work)."""
+    cfg = load_config(config, overrides)
+    run_dir = Path(cfg.runs_dir) / cfg.run_name
+    if (run_dir / CHECKPOINT).exists():
+        raise ValueError(f"{run_dir} already holds a run: --resume {run_dir}, or set run_name=...")
+    if cfg.init_from is not None:
+        load_init_from(cfg)
+    return cfg, run_dir
+
+
+def run(cfg: Config, run_dir: Path, resume: bool, progress: bool, stop_after: int | None) -> Trainer:
+    """:func:`training.ppo.train`, its failures as one line and an exit code: 1 for a diverged run
+    or a run folder in use, 2 for a damaged checkpoint, a missing device or an unwritable folder,
+    130 for Ctrl-C."""
+    try:
+        return train(cfg, run_dir, resume=resume, progress=progress, stop_after=stop_after)
     except RuntimeError as e:  # diverged, or the run folder in use by another process
         print(f"error: {e}", file=sys.stderr)
         raise SystemExit(1) from None
@@ -108,13 +149,6 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         print(f"\ninterrupted: {describe_kept(run_dir)}", file=sys.stderr)
         raise SystemExit(130) from None
-    print(
-        f"trained {trainer.decisions:,} decisions in {trainer.update} updates ({trainer.games:,} games); "
-        f"greedy win rate vs random {trainer.last_eval.get('random', float('nan')):.3f}, "
-        f"vs heuristic {trainer.last_eval.get('heuristic', float('nan')):.3f} "
-        f"({cfg.eval_games} games each)\npolicy: {run_dir / POLICY}",
-        file=sys.stdout,
-    )
 
 
 if __name__ == "__main__":

@@ -60,7 +60,7 @@ from importlib import resources
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import APIRouter, FastAPI, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -259,6 +259,179 @@ async def read_body(request: Request, limit: int) -> bytes:
     return bytes(body)
 
 
+@dataclass
+class Server:
+    """What the routes share, kept on the app (``app.state.server``): the opponents a browser may
+    pick, the games, the rate limit, the watched games' slots and the host names served."""
+
+    opponent: str
+    allowed: list[str]
+    round_limit: int | None
+    store: GameStore
+    limiter: RateLimit
+    watching: threading.BoundedSemaphore
+    hosts: set[str] | None
+
+    def admit(self, request: Request, players: list[str], refusal: str) -> None:
+        """A new game, played or watched: only listed bots (never a file a browser names), and
+        at most ``limiter.per_minute`` a minute from one address."""
+        for spec in players:
+            if spec not in self.allowed:
+                raise HTTPException(400, f"{refusal} {self.allowed}, got {_excerpt(spec, 50)!r}")
+        client = request.client.host if request.client else "?"
+        if not self.limiter.allow(client):
+            raise HTTPException(429, f"at most {self.limiter.per_minute} new games a minute from one address")
+
+
+STATIC = resources.files("hanamikoji_env.play") / "static"
+router = APIRouter()
+
+
+def server(request: Request) -> Server:
+    return request.app.state.server
+
+
+def view(gid: str, session: GameSession) -> dict[str, Any]:
+    return {"id": gid, **session.view()}
+
+
+async def same_origin(request: Request, call_next: Callable) -> Response:
+    """Only this server's own host names; writes only from its own pages."""
+    host = request.headers.get("host", "")
+    name = urlsplit(f"//{host}").hostname or ""
+    hosts = server(request).hosts
+    if hosts is not None and name not in hosts:
+        return JSONResponse({"detail": "unknown Host: this server answers to its own address only"}, 400)
+    origin = request.headers.get("origin")
+    if request.method not in ("GET", "HEAD") and origin is not None and urlsplit(origin).netloc != host:
+        return JSONResponse({"detail": "cross-origin writes are refused"}, 403)
+    return await call_next(request)
+
+
+@router.get("/", include_in_schema=False)
+def index() -> FileResponse:
+    return FileResponse(str(STATIC / "index.html"), media_type="text/html")
+
+
+@router.get("/favicon.ico", include_in_schema=False)
+def favicon() -> FileResponse:
+    return FileResponse(str(STATIC / "favicon.svg"), media_type="image/svg+xml")
+
+
+@router.get("/api/opponents")
+def opponents(request: Request) -> dict[str, Any]:
+    state = server(request)
+    return {"opponents": state.allowed, "default": state.opponent}
+
+
+@router.post("/api/games")
+async def new_game(request: Request) -> dict[str, Any]:
+    state = server(request)
+    body = validate(
+        NewGame, parse_json(await read_body(request, MAX_BODY_BYTES)) if _has_body(request) else None
+    )
+    chosen = body.opponent or state.opponent
+    state.admit(request, [chosen], "opponent must be one of")
+
+    def start() -> dict[str, Any]:
+        session = GameSession(chosen, body.seat, body.seed, state.round_limit, source="hanamikoji-serve")
+        return view(state.store.add(session), session)
+
+    return await run_in_threadpool(start)
+
+
+@router.get("/api/games/{gid}")
+def get_game(gid: str, request: Request) -> dict[str, Any]:
+    game = server(request).store.get(gid)
+    with game.lock:
+        return view(gid, game.session)
+
+
+async def moved(store: GameStore, gid: str, move: Callable[[GameSession], None]) -> dict[str, Any]:
+    """The view after ``move`` (the person's, then the bot's replies), made off the event loop
+    under the game's lock; a move the session refuses is a 400, the game unchanged."""
+
+    def act() -> dict[str, Any]:
+        game = store.get(gid)
+        with game.lock:
+            try:
+                move(game.session)
+            except ValueError as e:
+                raise HTTPException(400, _excerpt(str(e), 300)) from None
+            store.moved(gid, game)
+            return view(gid, game.session)
+
+    return await run_in_threadpool(act)
+
+
+@router.post("/api/games/{gid}/actions")
+async def play(gid: str, request: Request) -> dict[str, Any]:
+    chosen = validate(Move, parse_json(await read_body(request, MAX_BODY_BYTES)))
+    return await moved(server(request).store, gid, lambda session: session.play(chosen.action))
+
+
+@router.post("/api/games/{gid}/turn")
+async def turn(gid: str, request: Request) -> dict[str, Any]:
+    chosen = validate(Turn, parse_json(await read_body(request, MAX_BODY_BYTES)))
+    return await moved(
+        server(request).store, gid, lambda session: session.play_turn(chosen.cards, chosen.token)
+    )
+
+
+@router.post("/api/watch")
+async def watch(request: Request) -> dict[str, Any]:
+    state = server(request)
+    body = validate(Watch, parse_json(await read_body(request, MAX_BODY_BYTES)))
+    state.admit(request, body.players, "players must be among")
+
+    def play_out() -> dict[str, Any]:
+        if not state.watching.acquire(
+            blocking=False
+        ):  # taken in the worker: a cancelled request leaks no slot
+            raise HTTPException(503, f"the server plays {WATCHED_AT_ONCE} bot games at once; try again later")
+        try:
+            record = bot_game((body.players[0], body.players[1]), body.seed, state.round_limit)
+            return {
+                "players": list(record.players),
+                "frames": replay_frames(record),
+                "record": record.to_json() + "\n",
+            }
+        finally:
+            state.watching.release()
+
+    return await run_in_threadpool(play_out)
+
+
+@router.get("/api/games/{gid}/record")
+def record(gid: str, request: Request) -> Response:
+    game = server(request).store.get(gid)
+    with game.lock:
+        if not game.session.over:
+            raise HTTPException(409, "the game is not over: its record would show the hidden cards")
+        line = game.session.record().to_json() + "\n"
+    headers = {"Content-Disposition": f'attachment; filename="hanamikoji-{gid[:8]}.jsonl"'}
+    return Response(line, media_type="application/x-ndjson", headers=headers)
+
+
+@router.post("/api/replay")
+async def replay(request: Request) -> dict[str, Any]:
+    data = parse_json(await read_body(request, records.MAX_LINE_BYTES))
+
+    def frames() -> dict[str, Any]:
+        try:
+            record = records.parse_record(data, "the record")
+            if len(record.actions) > MAX_REPLAY_DECISIONS:
+                raise records.RecordError(
+                    f"the record has {len(record.actions)} decisions; a replay shows at most {MAX_REPLAY_DECISIONS}"
+                )
+            shown = replay_frames(record)
+        except records.RecordError as e:
+            raise HTTPException(400, _excerpt(str(e), 300)) from None
+        return {"players": list(record.players), "round_limit": record.round_limit, "frames": shown}
+
+    return await run_in_threadpool(frames)
+
+
 def create_app(
     opponent: str = "heuristic",
     round_limit: int | None = None,
@@ -272,150 +445,20 @@ def create_app(
     host names (``Host`` header, port ignored) this server answers to; None: any (for tests
     and embedding; the command passes its own)."""
     parse_player(opponent)
-    allowed = list(dict.fromkeys([opponent, *BUILTIN_OPPONENTS]))
-    store = GameStore(max_games, idle_seconds)
-    limiter = RateLimit(new_games_per_minute)
-    watching = threading.BoundedSemaphore(WATCHED_AT_ONCE)
     app = FastAPI(title="Hanamikoji", docs_url=None, redoc_url=None, openapi_url=None)
-    static = resources.files("hanamikoji_env.play") / "static"
-    app.mount("/static", StaticFiles(directory=str(static)), name="static")
-    app.state.store = store
-    app.state.limiter = limiter
-    hosts = None if allowed_hosts is None else {h.lower() for h in allowed_hosts}
-
-    @app.middleware("http")
-    async def same_origin(request: Request, call_next: Callable) -> Response:
-        host = request.headers.get("host", "")
-        name = urlsplit(f"//{host}").hostname or ""
-        if hosts is not None and name not in hosts:
-            return JSONResponse({"detail": "unknown Host: this server answers to its own address only"}, 400)
-        origin = request.headers.get("origin")
-        if request.method not in ("GET", "HEAD") and origin is not None and urlsplit(origin).netloc != host:
-            return JSONResponse({"detail": "cross-origin writes are refused"}, 403)
-        return await call_next(request)
-
-    def view(gid: str, session: GameSession) -> dict[str, Any]:
-        return {"id": gid, **session.view()}
-
-    @app.get("/", include_in_schema=False)
-    def index() -> FileResponse:
-        return FileResponse(str(static / "index.html"), media_type="text/html")
-
-    @app.get("/favicon.ico", include_in_schema=False)
-    def favicon() -> FileResponse:
-        return FileResponse(str(static / "favicon.svg"), media_type="image/svg+xml")
-
-    @app.get("/api/opponents")
-    def opponents() -> dict[str, Any]:
-        return {"opponents": allowed, "default": opponent}
-
-    def admit(request: Request, players: list[str], refusal: str) -> None:
-        """A new game, played or watched: only listed bots (never a file a browser names), and
-        at most ``new_games_per_minute`` a minute from one address."""
-        for spec in players:
-            if spec not in allowed:
-                raise HTTPException(400, f"{refusal} {allowed}, got {_excerpt(spec, 50)!r}")
-        client = request.client.host if request.client else "?"
-        if not limiter.allow(client):
-            raise HTTPException(429, f"at most {limiter.per_minute} new games a minute from one address")
-
-    @app.post("/api/games")
-    async def new_game(request: Request) -> dict[str, Any]:
-        body = validate(
-            NewGame,
-            parse_json(await read_body(request, MAX_BODY_BYTES)) if _has_body(request) else None,
-        )
-        chosen = body.opponent or opponent
-        admit(request, [chosen], "opponent must be one of")
-
-        def start() -> dict[str, Any]:
-            session = GameSession(chosen, body.seat, body.seed, round_limit, source="hanamikoji-serve")
-            return view(store.add(session), session)
-
-        return await run_in_threadpool(start)
-
-    @app.get("/api/games/{gid}")
-    def get_game(gid: str) -> dict[str, Any]:
-        game = store.get(gid)
-        with game.lock:
-            return view(gid, game.session)
-
-    async def moved(gid: str, move: Callable[[GameSession], None]) -> dict[str, Any]:
-        """The view after ``move`` (the person's, then the bot's replies), made off the event loop
-        under the game's lock; a move the session refuses is a 400, the game unchanged."""
-
-        def act() -> dict[str, Any]:
-            game = store.get(gid)
-            with game.lock:
-                try:
-                    move(game.session)
-                except ValueError as e:
-                    raise HTTPException(400, _excerpt(str(e), 300)) from None
-                store.moved(gid, game)
-                return view(gid, game.session)
-
-        return await run_in_threadpool(act)
-
-    @app.post("/api/games/{gid}/actions")
-    async def play(gid: str, request: Request) -> dict[str, Any]:
-        chosen = validate(Move, parse_json(await read_body(request, MAX_BODY_BYTES)))
-        return await moved(gid, lambda session: session.play(chosen.action))
-
-    @app.post("/api/games/{gid}/turn")
-    async def turn(gid: str, request: Request) -> dict[str, Any]:
-        chosen = validate(Turn, parse_json(await read_body(request, MAX_BODY_BYTES)))
-        return await moved(gid, lambda session: session.play_turn(chosen.cards, chosen.token))
-
-    @app.post("/api/watch")
-    async def watch(request: Request) -> dict[str, Any]:
-        body = validate(Watch, parse_json(await read_body(request, MAX_BODY_BYTES)))
-        admit(request, body.players, "players must be among")
-
-        def play() -> dict[str, Any]:
-            if not watching.acquire(blocking=False):  # taken in the worker: a cancelled request leaks no slot
-                raise HTTPException(
-                    503, f"the server plays {WATCHED_AT_ONCE} bot games at once; try again later"
-                )
-            try:
-                record = bot_game((body.players[0], body.players[1]), body.seed, round_limit)
-                return {
-                    "players": list(record.players),
-                    "frames": replay_frames(record),
-                    "record": record.to_json() + "\n",
-                }
-            finally:
-                watching.release()
-
-        return await run_in_threadpool(play)
-
-    @app.get("/api/games/{gid}/record")
-    def record(gid: str) -> Response:
-        game = store.get(gid)
-        with game.lock:
-            if not game.session.over:
-                raise HTTPException(409, "the game is not over: its record would show the hidden cards")
-            line = game.session.record().to_json() + "\n"
-        headers = {"Content-Disposition": f'attachment; filename="hanamikoji-{gid[:8]}.jsonl"'}
-        return Response(line, media_type="application/x-ndjson", headers=headers)
-
-    @app.post("/api/replay")
-    async def replay(request: Request) -> dict[str, Any]:
-        data = parse_json(await read_body(request, records.MAX_LINE_BYTES))
-
-        def frames() -> dict[str, Any]:
-            try:
-                record = records.parse_record(data, "the record")
-                if len(record.actions) > MAX_REPLAY_DECISIONS:
-                    raise records.RecordError(
-                        f"the record has {len(record.actions)} decisions; a replay shows at most {MAX_REPLAY_DECISIONS}"
-                    )
-                shown = replay_frames(record)
-            except records.RecordError as e:
-                raise HTTPException(400, _excerpt(str(e), 300)) from None
-            return {"players": list(record.players), "round_limit": record.round_limit, "frames": shown}
-
-        return await run_in_threadpool(frames)
-
+    app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
+    app.state.server = Server(
+        opponent=opponent,
+        allowed=list(dict.fromkeys([opponent, *BUILTIN_OPPONENTS])),
+        round_limit=round_limit,
+        store=GameStore(max_games, idle_seconds),
+        limiter=RateLimit(new_games_per_minute),
+        watching=threading.BoundedSemaphore(WATCHED_AT_ONCE),
+        hosts=None if allowed_hosts is None else {h.lower() for h in allowed_hosts},
+    )
+    app.state.store, app.state.limiter = app.state.server.store, app.state.server.limiter
+    app.middleware("http")(same_origin)
+    app.include_router(router)
     return app
 
 

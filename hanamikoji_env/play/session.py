@@ -247,22 +247,15 @@ class GameSession:
             }
         last = h.round_summaries[-1]
         me, opp = self.seat, 1 - self.seat
-        points, geishas = (
+        side = None if h.winner == DRAW else 0 if h.winner == self.seat else 1
+        summary = game_summary(
             [last["points"][me], last["points"][opp]],
             [last["geishas"][me], last["geishas"][opp]],
+            side,
+            ("you", "the opponent"),
+            h.round,
         )
-        winner = "draw" if h.winner == DRAW else "you" if h.winner == self.seat else "opponent"
-        side = {"you": 0, "opponent": 1, "draw": None}[winner]
-        why = ending_reason(points, geishas, side, ("you", "the opponent"), h.round)
-        head = {"you": "you win", "opponent": "the opponent wins", "draw": "a draw"}[winner]
-        return {
-            "winner": winner,
-            "points": points,
-            "geishas": geishas,
-            "reason": why,
-            "text": f"Game over after {h.round} round(s): {head}, {points[0]}-{points[1]} in charm "
-            f"points and {geishas[0]}-{geishas[1]} in geishas (you-opponent): {why}.",
-        }
+        return {"winner": "draw" if side is None else ("you", "opponent")[side], **summary}
 
     def view(self) -> dict[str, Any]:
         """What the person may know now, JSON-ready (keys :data:`VIEW_KEYS`)."""
@@ -349,6 +342,20 @@ def standing(markers: list[str | None]) -> dict[str, dict[str, int]]:
         }
         for side in ("you", "opponent")
     }
+
+
+def game_summary(
+    points: list[int], geishas: list[int], w: int | None, names: tuple[str, str], rounds: int
+) -> dict[str, Any]:
+    """The end of a game for two sides ``names`` (``points``/``geishas`` in that order, ``w`` the
+    winner's index, None for a draw): the score, why it ended, and all of it in one sentence."""
+    why = ending_reason(points, geishas, w, names, rounds)
+    head = "a draw" if w is None else f"{names[w]} {'win' if names[w] == 'you' else 'wins'}"
+    text = (
+        f"Game over after {rounds} round(s): {head}, {points[0]}-{points[1]} in charm points and "
+        f"{geishas[0]}-{geishas[1]} in geishas ({names[0]}-{names[1]}): {why}."
+    )
+    return {"points": points, "geishas": geishas, "reason": why, "text": text}
 
 
 def ending_reason(
@@ -559,16 +566,9 @@ def _frame(state: State, text: str, names: tuple[str, str], seat: int | None = N
     last = None if state.last_round is None else state.last_round.as_dict()
     result = None
     if state.phase == Phase.GAME_OVER and state.last_round is not None:
-        s = state.last_round
-        w = state.winner
-        why = ending_reason(list(s.points), list(s.geishas), None if w == DRAW else w, names, state.round)
-        result = {
-            "winner": w,
-            "points": list(s.points),
-            "geishas": list(s.geishas),
-            "reason": why,
-            "text": f"Game over after {state.round} round(s): {'a draw; ' if w == DRAW else ''}{why}.",
-        }
+        s, w = state.last_round, state.winner
+        summary = game_summary(list(s.points), list(s.geishas), None if w == DRAW else w, names, state.round)
+        result = {"winner": w, **summary}
     return {
         "move": text,
         "seat": seat,
