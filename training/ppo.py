@@ -39,6 +39,7 @@ from __future__ import annotations
 import copy
 import json
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -190,18 +191,13 @@ class Trainer:
         keys = ["obs", "mask", "action", "logp", "value", "advantage", "return", "other"]
         data = self._learner_data(buf, keys)
         value_only = self.update < cfg.critic_warmup  # the warm-up trains only the value functions
-        size = len(data["obs"])
-        batch = max(1, size // cfg.num_minibatches)
         self._anneal_learning_rate()
         stats: dict[str, list[float]] = {
             k: [] for k in ("policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac")
         }
         for _ in range(cfg.update_epochs):
-            order = torch.as_tensor(self.rng.permutation(size), device=self.device)
-            for start in range(0, size - batch + 1, batch):
-                mb = {k: v[order[start : start + batch]] for k, v in data.items()}
-                logits, own_value = self.model(mb["obs"], mb["mask"])
-                value, aux_loss = self.values.for_loss(own_value, mb["obs"], mb.get("other"), mb["return"])
+            for mb in self._minibatches(data):
+                logits, value, aux_loss = self._forward(mb)
                 logp_all = torch.log_softmax(logits, -1)  # illegal actions: about -1e9, probability 0
                 logp = logp_all.gather(1, mb["action"][:, None]).squeeze(1)
                 ratio = (logp - mb["logp"]).exp()
@@ -231,18 +227,13 @@ class Trainer:
         times the value regression to the games' outcomes, ``update_epochs`` passes of minibatches."""
         cfg = self.cfg
         data = self._learner_data(buf, ["obs", "mask", "target", "value", "return", "other"])
-        size = len(data["obs"])
-        batch = max(1, size // cfg.num_minibatches)
         self._anneal_learning_rate()
         stats: dict[str, list[float]] = {
             k: [] for k in ("imitation_loss", "agreement", "value_loss", "entropy")
         }
         for _ in range(cfg.update_epochs):
-            order = torch.as_tensor(self.rng.permutation(size), device=self.device)
-            for start in range(0, size - batch + 1, batch):
-                mb = {k: v[order[start : start + batch]] for k, v in data.items()}
-                logits, own_value = self.model(mb["obs"], mb["mask"])
-                value, aux_loss = self.values.for_loss(own_value, mb["obs"], mb.get("other"), mb["return"])
+            for mb in self._minibatches(data):
+                logits, value, aux_loss = self._forward(mb)
                 ce, agree = imitation_loss(logits, mb["target"])
                 v_loss = 0.5 * ((value - mb["return"]) ** 2).mean()
                 self._optimize(ce + cfg.vf_coef * (v_loss + aux_loss), value_only=False)
@@ -253,6 +244,21 @@ class Trainer:
                                ("entropy", entropy)):  # fmt: skip
                     stats[key].append(x.item())
         return self._finish_update(stats, data)
+
+    def _minibatches(self, data: dict[str, torch.Tensor]) -> Iterator[dict[str, torch.Tensor]]:
+        """One epoch: ``num_minibatches`` minibatches of ``data`` in a fresh random order."""
+        size = len(data["obs"])
+        batch = max(1, size // self.cfg.num_minibatches)
+        order = torch.as_tensor(self.rng.permutation(size), device=self.device)
+        for start in range(0, size - batch + 1, batch):
+            yield {k: v[order[start : start + batch]] for k, v in data.items()}
+
+    def _forward(self, mb: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """A minibatch's masked logits, the value of its advantages' critic, and the auxiliary
+        value loss of the policy's own head (0 without an oracle critic)."""
+        logits, own_value = self.model(mb["obs"], mb["mask"])
+        value, aux_loss = self.values.for_loss(own_value, mb["obs"], mb.get("other"), mb["return"])
+        return logits, value, aux_loss
 
     def _finish_update(
         self, stats: dict[str, list[float]], data: dict[str, torch.Tensor]
