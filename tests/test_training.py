@@ -496,7 +496,9 @@ def test_main_job_says_what_an_interruption_kept(tmp_path, monkeypatch, capsys) 
     with pytest.raises(SystemExit) as stop:
         main_job.main(["--config", str(config), "--games", "2"])
     assert stop.value.code == 130
-    err = capsys.readouterr().err.strip().splitlines()
+    err = [
+        line for line in capsys.readouterr().err.splitlines() if line and not line.startswith("training into")
+    ]
     assert len(err) == 1 and "interrupted while training: kept runs/tiny/" in err[0]
     assert "at update 1: resume with hanamikoji-train --resume runs/tiny/" in err[0]
 
@@ -701,3 +703,53 @@ def test_a_run_folder_takes_one_trainer_at_a_time(tmp_path) -> None:
 def test_run_names_are_plain_folder_names(name: str) -> None:
     with pytest.raises(ValueError, match="run_name must be a plain folder name"):
         Config.from_dict({"run_name": name}).validate()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("delay", [2.0])
+def test_ctrl_c_saves_the_update_in_progress_and_resume_continues_from_it(tmp_path, delay) -> None:
+    """A real SIGINT ``delay`` seconds after training starts (before the first periodic save at
+    update 50): the update in progress is saved, the command says so and exits 130; ``--resume``
+    says where it continues and does."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    def as_from_a_terminal() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # whatever the harness running pytest did
+
+    command = [
+        sys.executable,
+        "-m",
+        "training.train",
+        "--config",
+        "quick",
+        f"runs_dir={tmp_path}",
+        "--no-progress",
+    ]
+    err_file = tmp_path / "stderr.txt"
+    with err_file.open("w") as sink:
+        proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=sink, text=True,
+                                preexec_fn=as_from_a_terminal)  # fmt: skip
+    deadline = time.monotonic() + 120
+    while "training into" not in err_file.read_text() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(delay)
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=60) == 130, err_file.read_text()
+    err = err_file.read_text()
+    run_dir = tmp_path / "quick"
+    saved = load_checkpoint(run_dir / CHECKPOINT)
+    assert 1 <= saved["update"] < 50, err
+    assert "Ctrl-C: saving at the end of this update" in err and "Traceback" not in err, err
+    assert f"interrupted: kept {run_dir} at update {saved['update']}: resume with" in err, err
+    resumed = subprocess.run(
+        [sys.executable, "-m", "training.train", "--resume", str(run_dir), "--stop-after", "1", "--no-progress"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr
+    assert (
+        f"resuming {run_dir} at update {saved['update']} ({saved['decisions']:,} decisions)" in resumed.stderr
+    )
+    assert load_checkpoint(run_dir / CHECKPOINT)["update"] == saved["update"] + 1

@@ -82,7 +82,6 @@ def main(argv: list[str] | None = None) -> None:
     )
     start = time.perf_counter()
     try:
-        print(f"training into {run_dir} (TensorBoard: tensorboard --logdir {run_dir / 'tb'})", flush=True)
         train(cfg, run_dir)
     except KeyboardInterrupt:
         print(f"\ninterrupted while training: {describe_kept(run_dir)}", file=sys.stderr)

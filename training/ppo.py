@@ -38,6 +38,9 @@ from __future__ import annotations
 
 import copy
 import json
+import signal
+import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -387,15 +390,47 @@ def train(
             remove_stale_temporaries(run_dir / name)  # left by a save that was killed midway
         curve = Curve(run_dir / CURVE, cfg.eval_bots)
         curve.keep_until(trainer.update)  # rows an interrupted run wrote after its last save go
-        _loop(trainer, cfg, run_dir, curve, progress, stop_after)
+        with StopRequest() as stop:  # from here a Ctrl-C keeps the update in progress
+            at = f"resuming {run_dir} at update {trainer.update:,} ({trainer.decisions:,} decisions)"
+            said = at if resume else f"training into {run_dir}"
+            print(f"{said} (TensorBoard: tensorboard --logdir {run_dir / 'tb'})", file=sys.stderr, flush=True)
+            _loop(trainer, cfg, run_dir, curve, progress, stop_after, stop)
     finally:
         lock.close()
     return trainer
 
 
+class StopRequest:
+    """Ctrl-C while training: the first SIGINT asks the loop to save at the end of the update in
+    progress and stop (``KeyboardInterrupt`` then, with the checkpoint on disk); a second one
+    stops at once.  Only where this is the main thread and SIGINT is not ignored."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._previous: Any = None
+
+    def __enter__(self) -> StopRequest:
+        if threading.current_thread() is threading.main_thread() and callable(
+            signal.getsignal(signal.SIGINT)
+        ):
+            self._previous = signal.signal(signal.SIGINT, self._interrupt)
+        return self
+
+    def _interrupt(self, signum: int, frame: Any) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        print("\nCtrl-C: saving at the end of this update (Ctrl-C again to stop at once)", file=sys.stderr)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+
+
 def _loop(
-    trainer: Trainer, cfg: Config, run_dir: Path, curve: Curve, progress: bool, stop_after: int | None
-) -> None:
+    trainer: Trainer, cfg: Config, run_dir: Path, curve: Curve, progress: bool, stop_after: int | None,
+    stop: StopRequest,
+) -> None:  # fmt: skip
     """:func:`train`'s updates: collect, learn, snapshot, evaluate, save, log."""
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
@@ -430,17 +465,21 @@ def _loop(
                 f"{'imitation' if phase == 'imitation' else 'train'}/{key}", value, trainer.decisions
             )
         finished = trainer.decisions >= cfg.total_decisions or updates_done == stop_after
-        if (cfg.eval_every and trainer.update % cfg.eval_every == 0) or finished:
+        if ((cfg.eval_every and trainer.update % cfg.eval_every == 0) or finished) and not stop.requested:
             for bot in cfg.eval_bots:
                 trainer.last_eval[bot] = trainer.evaluate(bot, cfg.eval_games)
                 writer.add_scalar(f"eval/win_rate_vs_{bot}", trainer.last_eval[bot], trainer.decisions)
             trainer.seconds += time.perf_counter() - start
             start = time.perf_counter()
             curve.add(trainer.seconds, trainer.update, trainer.decisions, phase, trainer.last_eval)
-        if trainer.update % cfg.checkpoint_every == 0 or finished:
+        if trainer.update % cfg.checkpoint_every == 0 or finished or stop.requested:
             trainer.seconds += time.perf_counter() - start
             start = time.perf_counter()
             trainer.save()
+            if stop.requested:
+                bar.close()
+                writer.close()
+                raise KeyboardInterrupt
         trainer.seconds += time.perf_counter() - start
         bar.update(trainer.decisions - before)
         bar.set_postfix(
