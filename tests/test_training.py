@@ -400,7 +400,9 @@ def test_the_cli_reports_a_diverged_run_in_one_line(tmp_path, monkeypatch, capsy
         train_main(["--no-progress", f"runs_dir={tmp_path}", *args])
     err = capsys.readouterr().err
     assert caught.value.code == 1 and "Traceback" not in err
-    assert err.strip().startswith("error: the loss became nan at update 1") and "(none was saved yet)" in err
+    started, error = err.strip().splitlines()  # the line that says where it trains, then one error
+    assert started.startswith(f"training into {tmp_path}")
+    assert error.startswith("error: the loss became nan at update 1") and "(none was saved yet)" in error
 
 
 def test_stale_temporary_files_of_a_killed_save_are_cleaned_on_start_and_resume(tmp_path) -> None:
