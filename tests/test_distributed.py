@@ -202,6 +202,25 @@ def test_ray_runs_are_deterministic_and_a_killed_worker_is_restarted_without_a_t
 
 
 @pytest.mark.slow
+def test_ray_workers_label_their_rollouts_with_the_teacher_during_the_warm_start(
+    local_ray, tmp_path: Path
+) -> None:
+    """The same labels as a local run's: each worker's teacher reads its own games; then PPO."""
+    from hanamikoji_env.bots.heuristic import heuristic_actions
+
+    cfg = tiny(backend="ray", num_workers=2, teacher="heuristic", imitation_decisions=600)
+    trainer = Trainer(cfg, tmp_path / "r")
+    buf = trainer.collect()
+    learner = buf["learner"]
+    obs, mask, target = buf["obs"][learner], buf["mask"][learner], buf["target"][learner]
+    assert len(target) > 100 and np.array_equal(target.argmax(1), heuristic_actions(obs, mask))
+    assert "imitation_loss" in trainer.learn(buf)
+    while trainer.imitating:
+        trainer.learn(trainer.collect())
+    assert "approx_kl" in trainer.learn(trainer.collect())
+
+
+@pytest.mark.slow
 def test_a_ray_run_resumes_exactly(local_ray, tmp_path: Path) -> None:
     cfg = tiny(backend="ray", num_workers=2)
     straight = train(cfg, tmp_path / "straight", progress=False, stop_after=3)

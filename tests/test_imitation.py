@@ -142,7 +142,6 @@ def test_an_interrupted_warm_start_resumes_where_it_stopped(tmp_path, teacher) -
         (["teacher=heuristic", "imitation_decisions=0"], "imitation_decisions must be a positive budget"),
         (["teacher=heuristic", "imitation_decisions=-5"], "imitation_decisions must be a finite number"),
         (["imitation_decisions=1000"], "need a teacher"),
-        (["teacher=heuristic", "imitation_decisions=1000", "backend=ray"], "a teacher needs backend: local"),
     ],
 )
 def test_bad_warm_starts_are_one_line_errors_before_anything_trains(

@@ -468,17 +468,17 @@ def test_main_job_end_to_end(tmp_path, monkeypatch, capsys) -> None:
     )
     monkeypatch.chdir(tmp_path)
     main_job(["--config", str(config), "--games", "2"])
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     assert "Bradley-Terry ratings" in out and "ckpt:runs/tiny/" in out
     (run,) = Path("runs/tiny").iterdir()
     assert (run / "policy.pt").is_file() and (run / "eval" / "results.json").is_file()
-    first, estimate, folder = out.splitlines()[:3]  # what, where and how long, before any work
+    first, estimate = out.splitlines()[:2]  # what, where and how long, before any work
     assert (
         first.startswith("main job: train PPO self-play for 2,000 decisions")
         and f"writing to {run}/" in first
     )
     assert re.fullmatch(r"about \d+ min on this machine at its current load \(\d+ cores\)", estimate)
-    assert folder.startswith(f"training into {run}")
+    assert err.lstrip().startswith(f"training into {run} (TensorBoard: tensorboard --logdir {run / 'tb'})")
 
 
 def test_main_job_says_what_an_interruption_kept(tmp_path, monkeypatch, capsys) -> None:

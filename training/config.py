@@ -232,8 +232,6 @@ class Config:
                 raise ValueError(
                     f"imitation_decisions must be a positive budget with a teacher, got {self.imitation_decisions}"
                 )
-            if self.backend != "local":
-                raise ValueError("a teacher needs backend: local (the warm start runs in this process)")
         elif self.imitation_decisions or self.teacher_play:
             raise ValueError("imitation_decisions and teacher_play need a teacher (a player spec)")
         if (

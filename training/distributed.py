@@ -87,12 +87,15 @@ class CollectorWorker:
             bot_seed=worker_seed(cfg.seed, index, 4),
         )
 
-    def collect(self, weights: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        """A rollout with ``weights``, and the worker's state after it (without the pool)."""
+    def collect(
+        self, weights: dict[str, Any], teacher_share: float | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """A rollout with ``weights`` (labelled by the teacher during the warm start:
+        :meth:`Collector.collect`), and the worker's state after it (without the pool)."""
         self.collector.model.load_state_dict(weights["model"])
         if self.critic is not None:
             self.critic.load_state_dict(weights["critic"])
-        buf = self.collector.collect()
+        buf = self.collector.collect(teacher_share)
         return buf, self.state()
 
     def add_snapshot(self, state_dict: dict[str, torch.Tensor]) -> None:
@@ -153,13 +156,13 @@ class RayCollectors:
             actor.load.remote({**state, "pool": self.pool})
         return actor
 
-    def collect(self) -> dict[str, np.ndarray]:
+    def collect(self, teacher_share: float | None = None) -> dict[str, np.ndarray]:
         """Every worker's rollout, joined along the env axis in worker order."""
         weights = {"model": cpu_state(self.model)}
         if self.critic is not None:
             weights["critic"] = cpu_state(self.critic)
         ref = self.ray.put(weights)
-        pending = [a.collect.remote(ref) for a in self.actors]
+        pending = [a.collect.remote(ref, teacher_share) for a in self.actors]
         parts = []
         for k in range(len(self.actors)):
             while True:
@@ -174,7 +177,7 @@ class RayCollectors:
                         "rollout worker %d died; restarting it where it was and redoing its rollout", k
                     )
                     self.actors[k] = self._start(k, self.states[k])
-                    pending[k] = self.actors[k].collect.remote(ref)
+                    pending[k] = self.actors[k].collect.remote(ref, teacher_share)
             self.states[k] = state
             parts.append(buf)
         return {key: np.concatenate([p[key] for p in parts], axis=1) for key in parts[0]}

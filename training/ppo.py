@@ -157,11 +157,10 @@ class Trainer:
         an update, which :meth:`learn` ends."""
         count = self.threads.threads() if self.threads is not None else torch.get_num_threads()
         self._timing = (count, time.perf_counter(), self.decisions)
-        if self.imitating:  # the warm start: only the local collector has a teacher
+        share = None  # after the warm start: PPO's rollouts
+        if self.imitating:
             share = teacher_share(self.cfg.teacher_play, self.decisions, self.cfg.imitation_decisions)
-            buf = self.collector.collect(share)  # type: ignore[call-arg]
-        else:
-            buf = self.collector.collect()
+        buf = self.collector.collect(share)
         self.decisions += int(buf["learner"].sum())
         self.games += int(buf["done"].sum())
         return buf
