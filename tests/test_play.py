@@ -346,7 +346,7 @@ def new_game(client: TestClient, **body) -> dict:
 
 
 def test_server_plays_whole_games_and_sends_only_the_players_view(client: TestClient) -> None:
-    store: GameStore = client.app.state.store  # type: ignore[attr-defined]
+    store: GameStore = client.app.state.server.store  # type: ignore[attr-defined]
     for seat in (0, 1):
         view = new_game(client, seat=seat, seed=10 + seat, opponent="heuristic")
         gid = view.pop("id")
@@ -414,7 +414,7 @@ def test_games_of_different_browsers_are_isolated(client: TestClient) -> None:
 
 
 def test_the_number_of_games_and_their_idle_lifetime_are_bounded(client: TestClient) -> None:
-    store: GameStore = client.app.state.store  # type: ignore[attr-defined]
+    store: GameStore = client.app.state.server.store  # type: ignore[attr-defined]
     now = [0.0]
     store.clock = lambda: now[0]
     views = [new_game(client) for _ in range(3)]
@@ -515,7 +515,7 @@ def test_new_games_are_rate_limited_per_client() -> None:
 
 
 def test_server_seeds_are_secret_and_chosen_seeds_make_practice_games(client: TestClient) -> None:
-    store: GameStore = client.app.state.store  # type: ignore[attr-defined]
+    store: GameStore = client.app.state.server.store  # type: ignore[attr-defined]
     dealt = new_game(client)
     assert dealt["practice"] is False
     session = store.games[dealt["id"]].session
@@ -574,7 +574,7 @@ def test_hanamikoji_serve_refuses_a_round_limit_it_cannot_play(capsys) -> None:
 
 def test_games_nobody_moved_in_go_after_five_minutes() -> None:
     client = TestClient(create_app("random", max_games=3, idle_seconds=3600))
-    store: GameStore = client.app.state.store  # type: ignore[attr-defined]
+    store: GameStore = client.app.state.server.store  # type: ignore[attr-defined]
     now = [0.0]
     store.clock = lambda: now[0]
     orphan, played = new_game(client), new_game(client)

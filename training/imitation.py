@@ -29,10 +29,10 @@ import torch
 from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.bots.policy import PolicyBot
+from hanamikoji_env.bots.psearch import policy_probs
 from hanamikoji_env.bots.spec import parse_player
-from hanamikoji_env.nn import masked_probs
 from hanamikoji_env.vector import VectorHanamikoji
-from training.selfplay import bot_moves, views_for
+from training.selfplay import GameStates, bot_moves, states_from_lists, states_to_lists, views_for
 
 
 def check_teacher(spec: str, load: bool = True) -> None:
@@ -54,7 +54,7 @@ class Teacher:
 
     def __init__(self, spec: str, seed: int, round_limit: int | None) -> None:
         self.bot: Bot = parse_player(spec).make(seed, round_limit)
-        self.states: dict[int, tuple[int, ...]] = {}
+        self.states: GameStates = {}
         """Env -> the teacher's game state there (SearchBot's plan for the turn)."""
 
     def targets(
@@ -68,8 +68,7 @@ class Teacher:
         target = np.zeros((rows.size, NUM_ACTIONS), np.float32)
         if isinstance(self.bot, PolicyBot):  # soft targets: the checkpoint's whole distribution
             with torch.no_grad():
-                logits, _ = self.bot.model(torch.as_tensor(seen[rows]), torch.as_tensor(legal[rows]))
-            target[:] = masked_probs(logits.double().numpy())
+                target[:] = policy_probs(self.bot.model, seen[rows], legal[rows])
             return target.argmax(1), target
         self.bot.seed(int(rng.integers(2**31)))  # its draws from the run's generator
         moves = bot_moves(self.bot, seen[rows], legal[rows], rows, self.states)
@@ -81,11 +80,11 @@ class Teacher:
             self.states.pop(int(i), None)
 
     def state(self) -> list[list[int]]:
-        """For checkpoints: ``[[env, *state], ...]``."""
-        return [[env, *state] for env, state in self.states.items() if state]
+        """For checkpoints (:func:`~training.selfplay.states_to_lists`)."""
+        return states_to_lists(self.states)
 
     def load(self, saved: list[list[int]]) -> None:
-        self.states = {int(p[0]): tuple(int(x) for x in p[1:]) for p in saved}
+        self.states = states_from_lists(saved)
 
 
 def teacher_share(start: float, decisions: int, budget: int) -> float:

@@ -118,6 +118,20 @@ def bot_moves(
     return actions
 
 
+GameStates = dict[int, tuple[int, ...]]
+"""Env -> a bot's game state in the game there (``Bot.game_state``; ``()`` states are not kept)."""
+
+
+def states_to_lists(states: GameStates) -> list[list[int]]:
+    """``states`` for a checkpoint: ``[[env, *state], ...]`` (lists of ints only)."""
+    return [[env, *state] for env, state in states.items() if state]
+
+
+def states_from_lists(saved: list[list[int]]) -> GameStates:
+    """:func:`states_to_lists`'s lists back as game states."""
+    return {int(p[0]): tuple(int(x) for x in p[1:]) for p in saved}
+
+
 Sampler = Callable[[PolicyNet, np.ndarray, np.ndarray], np.ndarray]
 """Actions of a network for a batch of (observations, masks): how snapshots play."""
 
@@ -136,7 +150,7 @@ class Opponents:
         self.code = np.full(num_envs, SELF, dtype=np.int64)
         """Per env: SELF, a pool slot (>= 0) or a bot (<= -2)."""
         self.learner_seat = np.zeros(num_envs, dtype=np.int64)
-        self.bot_states: dict[int, tuple[int, ...]] = {}
+        self.bot_states: GameStates = {}
         """Env -> its bot opponent's game state (``Bot.game_state``)."""
 
     def new_games(self, envs: np.ndarray, rng: np.random.Generator) -> None:
@@ -180,7 +194,7 @@ class Opponents:
             "pool": self.pool.state(),
             "opponent": torch.as_tensor(self.code),
             "learner_seat": torch.as_tensor(self.learner_seat),
-            "bot_states": [[env, *state] for env, state in self.bot_states.items() if state],
+            "bot_states": states_to_lists(self.bot_states),
         }
 
     def load(self, data: dict, model_config: dict[str, int], observation_version: int) -> None:
@@ -188,4 +202,4 @@ class Opponents:
         self.code = data["opponent"].numpy().copy()
         self.learner_seat = data["learner_seat"].numpy().copy()
         saved = data.get("bot_states", data.get("plans", []))  # older checkpoints name it "plans"
-        self.bot_states = {int(p[0]): tuple(int(x) for x in p[1:]) for p in saved}
+        self.bot_states = states_from_lists(saved)

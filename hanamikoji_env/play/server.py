@@ -456,7 +456,6 @@ def create_app(
         watching=threading.BoundedSemaphore(WATCHED_AT_ONCE),
         hosts=None if allowed_hosts is None else {h.lower() for h in allowed_hosts},
     )
-    app.state.store, app.state.limiter = app.state.server.store, app.state.server.limiter
     app.middleware("http")(same_origin)
     app.include_router(router)
     return app
