@@ -117,7 +117,7 @@ def main() -> None:
         )
         met.append(ok)
     if args.exploit_decisions:
-        from training.exploit import main as exploit
+        from hanamikoji_env.training.exploit import main as exploit
 
         exploit(["--target", f"ckpt:{args.ckpt}", "--decisions", str(args.exploit_decisions)])
         print(f"(target for the exploiter: at most {MAX_EXPLOITER})")

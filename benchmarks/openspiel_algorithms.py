@@ -16,9 +16,12 @@ an iteration) reports 0.  Units:
   tensor), both players learning.
 
 First it times ``information_state_string`` (what CFR-family algorithms key
-their tables by) against ``observation_string`` of the same states, and Leduc's.
+their tables by) against ``observation_string`` of the same states, and Leduc's;
+then it counts how often outcome-sampling MCCFR's table meets an information
+state again (``--revisit-iterations``, default 1500): a table that only ever
+grows new entries learns nothing it can reuse.
 
-Usage: ``python benchmarks/openspiel_algorithms.py [--seconds 60] [--only mcts,cfr]``
+Usage: ``python benchmarks/openspiel_algorithms.py [--seconds 60] [--only mcts,cfr] [--revisit-iterations 1500]``
 (``openspiel`` extra).  Prints a table and the ratio game / Leduc per algorithm.
 """
 
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import resource
 import time
 from collections.abc import Callable
 
@@ -209,10 +213,39 @@ def string_costs(game_name: str, positions: int = 2000) -> tuple[float, float]:
     return costs[0], costs[1]
 
 
+def mccfr_revisits(game_name: str, iterations: int) -> tuple[int, float, float]:
+    """Outcome-sampling MCCFR for ``iterations``: its table lookups, the share of them that met an
+    information state for the first time, and the peak memory growth in MB."""
+    from open_spiel.python.algorithms import outcome_sampling_mccfr
+
+    game = _load(game_name)
+    np.random.seed(0)  # OpenSpiel's MCCFR samples with numpy's global generator
+    solver = outcome_sampling_mccfr.OutcomeSamplingSolver(game)
+    lookups = 0
+    lookup = solver._lookup_infostate_info  # counted around, not changed
+
+    def counted(key, num_legal_actions):
+        nonlocal lookups
+        lookups += 1
+        return lookup(key, num_legal_actions)
+
+    solver._lookup_infostate_info = counted
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    for _ in range(iterations):
+        solver.iteration()
+    grown = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    return lookups, len(solver._infostates) / max(lookups, 1), grown
+
+
+def _revisits_child(game_name: str, iterations: int, queue) -> None:
+    queue.put(mccfr_revisits(game_name, iterations))
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--seconds", type=float, default=60.0, help="time per algorithm and game")
     p.add_argument("--only", default=",".join(ALGORITHMS), help="comma-separated algorithms")
+    p.add_argument("--revisit-iterations", type=int, default=1500, help="MCCFR iterations for the revisits")
     args = p.parse_args()
     chosen = args.only.split(",")
     unknown = sorted(set(chosen) - set(ALGORITHMS))
@@ -221,6 +254,15 @@ def main() -> None:
     for game in GAMES:
         info, obs = string_costs(game)
         print(f"{game}: information_state_string {info:.1f} us, observation_string {obs:.1f} us a call")
+    ctx = multiprocessing.get_context("spawn")
+    for game in GAMES:  # each in a fresh process, so that the memory growth is this table's alone
+        queue = ctx.Queue()
+        process = ctx.Process(target=_revisits_child, args=(game, args.revisit_iterations, queue))
+        process.start()
+        lookups, new, grown = queue.get()
+        process.join()
+        print(f"{game}: outcome-sampling MCCFR, {args.revisit_iterations} iterations: {lookups:,} table "
+              f"lookups, {new:.1%} of them new information states, peak memory +{grown:.0f} MB")  # fmt: skip
     print(f"{args.seconds:.0f} s per algorithm and game, one process each")
     print(f"| algorithm | unit | {GAMES[0]} | {GAMES[1]} | ratio |")
     print("|---|---|---|---|---|")

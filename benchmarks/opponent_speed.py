@@ -112,8 +112,8 @@ code, config, seconds = sys.argv[1], json.loads(sys.argv[2]), float(sys.argv[3])
 sys.path.insert(0, code)
 import hanamikoji_env
 assert hanamikoji_env.__file__.startswith(code), f"imported {hanamikoji_env.__file__}, not {code}"
-from training.config import Config
-from training.ppo import Trainer
+from hanamikoji_env.training.config import Config
+from hanamikoji_env.training.ppo import Trainer
 trainer = Trainer(Config.from_dict(config), "/nonexistent")
 trainer.learn(trainer.collect())  # warm-up (kernels compile or load), and a first snapshot for the pool
 start, before = time.perf_counter(), trainer.decisions

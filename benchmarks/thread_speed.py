@@ -30,8 +30,8 @@ def decisions_per_second(threads: str, updates: int) -> float:
     """The trainer's learner decisions/s over ``updates`` updates (after one to warm up)."""
     import tempfile
 
-    from training.config import load_config
-    from training.ppo import Trainer
+    from hanamikoji_env.training.config import load_config
+    from hanamikoji_env.training.ppo import Trainer
 
     cfg = load_config("quick", [f"torch_threads={threads}", "total_decisions=1000000000"])
     with tempfile.TemporaryDirectory() as run_dir:

@@ -31,8 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the training/ pa
 def ours(
     seconds: float, hidden: int, num_envs: int, backend: str = "local", workers: int = 1, device: str = "cpu"
 ) -> float:
-    from training.config import Config
-    from training.ppo import Trainer
+    from hanamikoji_env.training.config import Config
+    from hanamikoji_env.training.ppo import Trainer
 
     cfg = Config.from_dict({
         "num_envs": num_envs, "rollout_steps": 64, "hidden": hidden, "layers": 2, "update_epochs": 4,

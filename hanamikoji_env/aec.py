@@ -15,8 +15,8 @@
 Hanamikoji is a two-player card game: seven geishas (charm 2, 2, 2, 3, 3, 4,
 5), 21 item cards, and four action tokens each round (Secret, Trade-off,
 Gift, Competition).  Whoever owns the favor of geishas worth 11+ charm points,
-or else of 4+ geishas, after a round's scoring wins.  The rules are in
-``shared/RULES.md`` and implemented in :mod:`hanamikoji_env.rules`.
+or else of 4+ geishas, after a round's scoring wins.  The rules are stated in docs/rules.md
+(``hanamikoji-docs rules``) and implemented in :mod:`hanamikoji_env.rules`.
 
 ### Turns as decisions
 
@@ -77,7 +77,7 @@ The env is ``hanamikoji_v0``; its parts are versioned apart, each changing only
 with behaviour:
 
 * rules v1 (:data:`hanamikoji_env.rules.RULES_VERSION`): the rules of
-  ``shared/RULES.md``, with the optional round limit.  Game records carry it.
+  docs/rules.md, with the optional round limit.  Game records carry it.
 * observation v1 (:data:`hanamikoji_env.observation.VERSIONS`): the 109-entry
   layout.  Checkpoints carry their version and its layout hash.
 * v0: Initial release (rules v1, observation v1).

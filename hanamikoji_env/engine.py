@@ -134,6 +134,12 @@ _RETURNS = np.array([RETURNS[DRAW], RETURNS[0], RETURNS[1]], dtype=np.float32)
 # ------------------------------------------------------------- kernels ---
 
 
+ZERO = np.int64(0)
+"""Zero as a typed argument for compiled callers: numba compiles a separate copy of a kernel for each
+literal it is called with (``legal(s, 0, m)`` and ``legal(s, i, m)`` are two compilations), so a
+constant argument to a kernel is passed as this, never as ``0``.  Halves the first run's compile."""
+
+
 @njit(cache=True)
 def deal(s, i, deck, new_game):
     """Deal a round (or the first round of a new game) from ``deck`` into row ``i``."""
@@ -398,8 +404,8 @@ def play(s, a, round_limit, m):
     (nothing changes); else apply it, refresh ``m`` and return ``(phase << 1) | seat to move``."""
     if m[a] == 0:
         return -1
-    phase = apply_one(s, 0, a, round_limit)
-    legal(s, 0, m)
+    phase = apply_one(s, ZERO, a, round_limit)
+    legal(s, ZERO, m)
     return (phase << 1) | s[0, C_TO_MOVE]
 
 

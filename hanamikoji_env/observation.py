@@ -229,15 +229,17 @@ _ONE7 = tuple(tuple(1 if i == g else 0 for i in range(7)) for g in range(7))
 _ONE4 = tuple(tuple(1 if i == t else 0 for i in range(4)) for t in range(4))
 _NO4 = (0, 0, 0, 0)
 
-O_PHASE, O_MINE, O_HAND = OFFSETS["phase"].start, OFFSETS["my_decision"].start, OFFSETS["hand"].start
-O_SECRET, O_TRADE, O_TOKEN = OFFSETS["secret"].start, OFFSETS["tradeoff"].start, OFFSETS["token"].start
-O_SEL, O_OFFER = OFFSETS["selection"].start, OFFSETS["offer"].start
-O_SET_A, O_SET_B = OFFSETS["set_a"].start, OFFSETS["set_b"].start
-O_P_ME, O_P_OPP = OFFSETS["placed_me"].start, OFFSETS["placed_opp"].start
-O_M_ME, O_M_OPP = OFFSETS["marker_me"].start, OFFSETS["marker_opp"].start
-O_S_ME, O_S_OPP = OFFSETS["spent_me"].start, OFFSETS["spent_opp"].start
-O_SIZES, O_ROUND = OFFSETS["sizes"].start, OFFSETS["round"].start
-O_STARTED, O_UNSEEN = OFFSETS["i_started"].start, OFFSETS["unseen"].start
+# The field offsets the kernels read, as typed numbers (numba compiles a kernel once per literal
+# argument, so plain ints here would compile ``cards(o, O_SEL, ...)`` once per field).
+O_PHASE, O_MINE, O_HAND = (np.int64(OFFSETS[f].start) for f in ("phase", "my_decision", "hand"))
+O_SECRET, O_TRADE, O_TOKEN = (np.int64(OFFSETS[f].start) for f in ("secret", "tradeoff", "token"))
+O_SEL, O_OFFER = (np.int64(OFFSETS[f].start) for f in ("selection", "offer"))
+O_SET_A, O_SET_B = (np.int64(OFFSETS[f].start) for f in ("set_a", "set_b"))
+O_P_ME, O_P_OPP = (np.int64(OFFSETS[f].start) for f in ("placed_me", "placed_opp"))
+O_M_ME, O_M_OPP = (np.int64(OFFSETS[f].start) for f in ("marker_me", "marker_opp"))
+O_S_ME, O_S_OPP = (np.int64(OFFSETS[f].start) for f in ("spent_me", "spent_opp"))
+O_SIZES, O_ROUND = (np.int64(OFFSETS[f].start) for f in ("sizes", "round"))
+O_STARTED, O_UNSEEN = (np.int64(OFFSETS[f].start) for f in ("i_started", "unseen"))
 _VALUES = np.array(VALUES, dtype=np.int32)
 
 

@@ -1,8 +1,8 @@
 """Where the shipped agent is: ``pretrained``, from any directory.
 
-The repository's ``checkpoints/ppo_selfplay.pt`` (MODEL_CARD.md) is installed
-as the data package ``hanamikoji_env.checkpoints`` (``pyproject.toml`` maps the
-folder in), so ``pretrained`` names it in player specs (``pretrained``,
+The repository's ``checkpoints/ppo_selfplay.pt`` (its model card:
+``hanamikoji-docs MODEL_CARD``) is installed as the data package
+``hanamikoji_env.checkpoints`` (``pyproject.toml`` maps the folder in), so ``pretrained`` names it in player specs (``pretrained``,
 ``psearch:ckpt=pretrained``), training configs (``init_from: pretrained``) and
 every checkpoint loader, whether the package was installed from a wheel or runs
 from a clone.  This module imports no torch.

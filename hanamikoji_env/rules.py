@@ -15,7 +15,7 @@ state by state over many random games.  Bots and renders read States.
 A deck is 21 geisha ids in this order:
 ``[removed, player 0's 6 cards, player 1's 6 cards, draw pile top first (8)]``.
 
-Rules (``shared/RULES.md``) and where they live:
+Rules (stated in docs/rules.md, ``hanamikoji-docs rules``) and where they live:
 
 - deal: one card removed unseen, 6 each, 8 in the draw pile -> :func:`new_game`,
   :func:`next_round`;

@@ -53,6 +53,17 @@ from hanamikoji_env.rules import NUM_GEISHAS, check_round_limit, check_seed, val
 # ------------------------------------------------------------- kernels ---
 
 
+def _autoreset_mode(value: object) -> gymnasium.vector.AutoresetMode:
+    """The mode as Gymnasium's enum, its value (``"NextStep"``) or its name (``"NEXT_STEP"``, any case);
+    ``ValueError`` lists the accepted strings."""
+    modes = (gymnasium.vector.AutoresetMode.NEXT_STEP, gymnasium.vector.AutoresetMode.SAME_STEP)
+    for mode in modes:
+        if value is mode or (isinstance(value, str) and value.upper() in (mode.name, mode.value.upper())):
+            return mode
+    accepted = ", ".join(f"{m.name!r} (or {m.value!r})" for m in modes)
+    raise ValueError(f"autoreset_mode must be one of {accepted}, got {value!r}")
+
+
 @njit(cache=True)
 def _apply_all(s, actions, active, round_limit, rewards, done, winners, rounds):
     """Apply ``actions[i]`` to every ``active`` row (all already checked legal); report the games
@@ -331,15 +342,7 @@ class HanamikojiVectorEnv(gymnasium.vector.VectorEnv):
         autoreset_mode: gymnasium.vector.AutoresetMode | str = gymnasium.vector.AutoresetMode.NEXT_STEP,
         flat: bool = False,
     ) -> None:
-        modes = (gymnasium.vector.AutoresetMode.NEXT_STEP, gymnasium.vector.AutoresetMode.SAME_STEP)
-        try:
-            mode = gymnasium.vector.AutoresetMode(autoreset_mode)
-        except ValueError:
-            mode = None
-        if mode not in modes:
-            raise ValueError(
-                f"autoreset_mode must be one of {[m.name for m in modes]}, got {autoreset_mode!r}"
-            )
+        mode = _autoreset_mode(autoreset_mode)
         self.metadata = {"autoreset_mode": mode}
         self.autoreset_mode = mode
         self.flat = bool(flat)

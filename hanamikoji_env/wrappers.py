@@ -15,12 +15,16 @@ and ``action_masks()`` gives the legal actions for sb3-contrib's
 ``MaskablePPO``.  The reward is the learner's own: 0 until the game ends,
 then +1 / -1 (0 / 0 for a round-limit draw), whoever made the last move.  An
 illegal learner action ends the episode with -1 (PettingZoo's classic
-convention; ``illegal_action="raise"`` raises instead).
+convention), says so in ``info["illegal_action"]`` and warns once per env;
+``illegal_action="raise"`` raises instead.  Train and evaluate with the mask:
+sb3-contrib's ``MaskablePPO`` and its ``MaskableEvalCallback`` (SB3's own
+``EvalCallback`` ignores the mask, so its policy's illegal moves score -1).
 """
 
 from __future__ import annotations
 
 import inspect
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -68,6 +72,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.learner_seat = learner_seat
         self.render_mode = render_mode
         self.illegal_action = illegal_action
+        self._warned_illegal = False
         self.opponent = opponent
         self._act, self._reset_opponent, self._opponent_version = as_policy(opponent, self.env.round_limit)
         self.observation_space = self.env.observation_space(AGENTS[0])["observation"]
@@ -97,6 +102,14 @@ class SingleAgentEnv(gymnasium.Env):
             if self.illegal_action == "raise":
                 raise ValueError(f"illegal action {a}; legal: {np.flatnonzero(mask).tolist()}")
             self._done = True
+            if not self._warned_illegal:
+                self._warned_illegal = True
+                warnings.warn(
+                    f"illegal action {a} ended the game with -1 (legal: {np.flatnonzero(mask).tolist()}); "
+                    "pass action_masks() to the policy (sb3-contrib's MaskablePPO and "
+                    "MaskableEvalCallback), or illegal_action='raise' to stop at the first one",
+                    stacklevel=2,
+                )
             return self._observation(), -1.0, True, False, {**self._info(), "illegal_action": True}
         self.env.step(a)
         reward = float(self.env.rewards[self.learner]) + self._opponent_moves()

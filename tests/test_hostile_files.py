@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import pytest
 import torch
+from hanamikoji_env.training.config import Config, load_config
+from hanamikoji_env.training.ppo import CHECKPOINT, train
+from hanamikoji_env.training.train import main as train_main
 
 from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.records import main as records_main
 from hanamikoji_env.tournament import run_tournament
-from training.config import Config, load_config
-from training.ppo import CHECKPOINT, train
-from training.train import main as train_main
 
 TINY = {
     "num_envs": 8,
@@ -91,7 +91,7 @@ def test_a_tournament_too_large_to_list_is_refused_at_once() -> None:
 
 
 def test_ctrl_c_in_training_is_one_line(tmp_path, capsys, monkeypatch) -> None:
-    import training.train as cli
+    import hanamikoji_env.training.train as cli
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt

@@ -7,12 +7,12 @@ import csv
 import numpy as np
 import pytest
 import torch
+from hanamikoji_env.training.config import Config
+from hanamikoji_env.training.ppo import Trainer, train
+from hanamikoji_env.training.train import main as train_main
 
 from hanamikoji_env.bots.heuristic import heuristic_actions
 from hanamikoji_env.nn import PolicyNet, save_checkpoint
-from training.config import Config
-from training.ppo import Trainer, train
-from training.train import main as train_main
 
 TINY = {
     "num_envs": 16, "rollout_steps": 32, "hidden": 32, "layers": 1, "num_minibatches": 4, "update_epochs": 2,
@@ -44,7 +44,7 @@ def test_with_teacher_play_1_the_teacher_moves_for_the_student_and_the_share_fal
     buf = trainer.collect()
     learner = buf["learner"]
     assert np.array_equal(buf["action"][learner], buf["target"][learner].argmax(1))
-    from training.imitation import teacher_share
+    from hanamikoji_env.training.imitation import teacher_share
 
     assert [teacher_share(0.8, d, 100) for d in (0, 50, 100, 150)] == [0.8, 0.4, 0.0, 0.0]
 

@@ -1,5 +1,6 @@
 """The package as a pip user gets it: the wheel (and sdist) built, checked by twine, installed into a
-fresh venv outside the repository and run from another directory."""
+fresh venv outside the repository and run from another directory: one top-level name, the docs and
+example recipes at hand, and no clash with a user's own ``training`` package."""
 
 from __future__ import annotations
 
@@ -31,15 +32,21 @@ def test_the_wheel_carries_everything_and_runs_outside_the_repository(tmp_path) 
     (wheel,), (sdist,) = dist.glob("*.whl"), dist.glob("*.tar.gz")
     _run([sys.executable, "-m", "twine", "check", "--strict", wheel, sdist], cwd=tmp_path)
     names = set(zipfile.ZipFile(wheel).namelist())
-    # every module of the repository's two packages, the shipped agent, the configs, the license
-    for package in ("hanamikoji_env", "training"):
-        for module in (ROOT / package).rglob("*.py"):
-            assert str(module.relative_to(ROOT)) in names, module
-    assert {"hanamikoji_env/checkpoints/ppo_selfplay.pt", "training/configs/quick.yaml"} <= names  # fmt: skip
+    # everything under one name: the package, and the repository's top-level folders mapped into it
+    (top_level,) = [n for n in names if n.endswith(".dist-info/top_level.txt")]
+    assert zipfile.ZipFile(wheel).read(top_level).decode().split() == ["hanamikoji_env"]
+    for folder, installed in (("hanamikoji_env", "hanamikoji_env"), ("training", "hanamikoji_env/training"),
+                              ("examples", "hanamikoji_env/examples")):  # fmt: skip
+        for module in (ROOT / folder).rglob("*.py"):
+            assert f"{installed}/{module.relative_to(ROOT / folder)}" in names, module
+    for page in (ROOT / "docs").rglob("*.*"):
+        if page.suffix in (".md", ".png"):
+            assert f"hanamikoji_env/docs/{page.relative_to(ROOT / 'docs')}" in names, page
+    assert {"hanamikoji_env/checkpoints/ppo_selfplay.pt", "hanamikoji_env/training/configs/quick.yaml"} <= names  # fmt: skip
     for asset in (ROOT / "hanamikoji_env/play/static").iterdir():  # the page, its script, style and icon
         assert str(asset.relative_to(ROOT)) in names, asset
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
-    assert not any(n.startswith(("tests/", "benchmarks/")) for n in names)
+    assert not any(n.startswith(("tests/", "benchmarks/", "training/", "examples/", "docs/")) for n in names)
 
     # a fresh venv: the wheel installed in it, the dependencies read from this environment (no network)
     venv = tmp_path / "venv"
@@ -51,13 +58,18 @@ def test_the_wheel_carries_everything_and_runs_outside_the_repository(tmp_path) 
     (site / "dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n")
     _run([sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "-q", wheel], cwd=tmp_path)
 
+    # a user's project with its own training package: neither shadows the other
     work = tmp_path / "elsewhere"
-    work.mkdir()
+    (work / "training").mkdir(parents=True)
+    (work / "training" / "__init__.py").write_text("")
+    (work / "training" / "train.py").write_text('print("the user\'s own training")\n')
     where = _run(
-        [python, "-c", "import hanamikoji_env, training; print(hanamikoji_env.__file__, training.__file__)"],
+        [python, "-c", "import hanamikoji_env, hanamikoji_env.training.ppo as p, training; "
+         "print(hanamikoji_env.__file__, p.__file__, training.__file__)"],
         work,
-    )
-    assert where.count(str(venv)) == 2, where  # the installed copies, not the repository's
+    )  # fmt: skip
+    assert where.count(str(venv)) == 2 and str(work / "training") in where, where
+    assert _run([python, "-m", "training.train"], work).strip() == "the user's own training"
     _run(
         [
             python,
@@ -76,6 +88,12 @@ def test_the_wheel_carries_everything_and_runs_outside_the_repository(tmp_path) 
     assert "trained" in trained and (work / "runs" / "quick" / "policy.pt").is_file()
     usage = _run([venv / "bin" / "hanamikoji-exploit", "--help"], work)
     assert "--target" in usage
+    # the docs and the example recipes, from the install
+    listing = _run([venv / "bin" / "hanamikoji-docs"], work)
+    assert "rules" in listing and str(site / "hanamikoji_env" / "docs") in listing
+    assert "11 or more charm points wins" in _run([venv / "bin" / "hanamikoji-docs", "rules"], work)
+    rollout = _run([python, "-m", "hanamikoji_env.examples.torchrl_rollout", "--steps", "300"], work)
+    assert "all within the mask" in rollout
 
 
 @pytest.mark.slow

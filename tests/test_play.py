@@ -472,6 +472,18 @@ def test_hanamikoji_serve_checks_its_opponent_before_starting(capsys) -> None:
     assert "no/such.pt" in capsys.readouterr().err
 
 
+def test_hanamikoji_serve_compiles_every_opponent_before_it_accepts_visitors(monkeypatch) -> None:
+    import uvicorn
+
+    from hanamikoji_env.play import server
+
+    calls = []
+    monkeypatch.setattr(server, "warm_up", lambda specs, limit: calls.append(("warm", list(specs), limit)))
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append(("serve", kw["port"])))
+    server.main(["--opponent", "search:samples=20", "--round-limit", "3", "--port", "8123"])
+    assert calls == [("warm", ["search:samples=20", "random", "heuristic", "search"], 3), ("serve", 8123)]
+
+
 def test_hostile_bodies_are_refused_before_they_are_parsed() -> None:
     client = TestClient(create_app("random"))
     jsonl = {"content-type": "application/json"}

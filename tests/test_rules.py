@@ -1,4 +1,4 @@
-"""One test (or more) per rule of shared/RULES.md, mostly as scripted deals.
+"""One test (or more) per rule of docs/rules.md, mostly as scripted deals.
 
 The scripts and decks live in helpers.py; the expected outcomes below were
 worked out by hand from the rules, card by card.  Every test runs on both

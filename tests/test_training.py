@@ -10,16 +10,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from hanamikoji_env.training.config import Config, load_config
+from hanamikoji_env.training.curriculum import load_curriculum
+from hanamikoji_env.training.ppo import CHECKPOINT, POLICY, Trainer, TrainingDivergedError, gae, train
+from hanamikoji_env.training.selfplay import Opponents
+from hanamikoji_env.training.train import main as train_main
 
 from hanamikoji_env.bots.policy import PolicyBot
 from hanamikoji_env.nn import PolicyNet, load_checkpoint, save_checkpoint
 from hanamikoji_env.stats import wilson
 from hanamikoji_env.vector import VectorHanamikoji, random_actions
-from training.config import Config, load_config
-from training.curriculum import load_curriculum
-from training.ppo import CHECKPOINT, POLICY, Trainer, TrainingDivergedError, gae, train
-from training.selfplay import Opponents
-from training.train import main as train_main
 
 TINY = {
     "num_envs": 16, "rollout_steps": 32, "hidden": 32, "layers": 1, "num_minibatches": 4, "update_epochs": 2,
@@ -268,8 +268,9 @@ def test_tiny_run_end_to_end(tmp_path) -> None:
 def test_the_periodic_evaluation_counts_wins_for_the_policy_not_its_opponent() -> None:
     """The shipped agent wins nearly every game against random; a random network loses most games
     against the heuristic: an evaluation that counted the other seat's wins would say otherwise."""
+    from hanamikoji_env.training.monitor import win_rate
+
     from hanamikoji_env.nn import load_policy
-    from training.monitor import win_rate
 
     assert win_rate(load_policy("pretrained"), "random", 100, 1, 2, None) > 0.85
     torch.manual_seed(0)
@@ -460,7 +461,7 @@ def test_learning_beats_random() -> None:
 
 @pytest.mark.slow
 def test_main_job_end_to_end(tmp_path, monkeypatch, capsys) -> None:
-    from training.main_job import main as main_job
+    from hanamikoji_env.training.main_job import main as main_job
 
     config = tmp_path / "tiny.yaml"
     config.write_text(
@@ -482,7 +483,7 @@ def test_main_job_end_to_end(tmp_path, monkeypatch, capsys) -> None:
 
 
 def test_main_job_says_what_an_interruption_kept(tmp_path, monkeypatch, capsys) -> None:
-    from training import main_job
+    from hanamikoji_env.training import main_job
 
     config = tmp_path / "tiny.yaml"
     config.write_text("".join(f"{k}: {json.dumps(v)}\n" for k, v in TINY.items()))
@@ -543,7 +544,7 @@ def test_init_from_a_narrower_policy_widens_it_without_changing_its_play(tmp_pat
 
 
 def test_opponent_schedule_draws_the_configured_shares() -> None:
-    from training.selfplay import SELF, OpponentSchedule
+    from hanamikoji_env.training.selfplay import SELF, OpponentSchedule
 
     sched = OpponentSchedule(0.3, {"heuristic": 0.1, "random": 0.05, "search": 0.0})
     assert sched.bots == ["heuristic", "random"]
@@ -582,7 +583,7 @@ def test_a_frozen_checkpoint_opponent_plays_its_policy_in_one_batch(tmp_path) ->
 
 @pytest.mark.slow
 def test_exploit_trains_a_best_response_and_measures_it(tmp_path, capsys) -> None:
-    from training.exploit import main as exploit
+    from hanamikoji_env.training.exploit import main as exploit
 
     save_checkpoint(tmp_path / "target.pt", PolicyNet(16, 1))
     args = ["--target", f"ckpt:{tmp_path / 'target.pt'}", "--decisions", "2000", "--games", "8", "--no-progress",
@@ -608,7 +609,7 @@ def test_exploit_trains_a_best_response_and_measures_it(tmp_path, capsys) -> Non
 def test_auto_threads_follow_the_faster_count_and_recheck_it() -> None:
     """ThreadChooser with measured speeds: it tries both counts (after a warm-up update), runs the
     faster, re-measures the other after 8, 16, ... updates, and switches when the machine changes."""
-    from training.threads import ThreadChooser
+    from hanamikoji_env.training.threads import ThreadChooser
 
     chooser = ThreadChooser(cores=2)
     speed = {1: 100.0, 2: 300.0}  # an idle machine: 2 threads are faster
@@ -653,7 +654,7 @@ def test_auto_threads_train_the_same_weights_as_one_thread(tmp_path) -> None:
 
 
 def test_configs_are_found_by_name_or_path(tmp_path, monkeypatch) -> None:
-    from training.config import bundled_configs, config_path
+    from hanamikoji_env.training.config import bundled_configs, config_path
 
     monkeypatch.chdir(tmp_path)  # anywhere: bundled configs do not depend on the directory
     assert set(bundled_configs()) >= {"quick", "ppo_selfplay", "exploit", "sb3_maskable_ppo"}
@@ -666,6 +667,26 @@ def test_configs_are_found_by_name_or_path(tmp_path, monkeypatch) -> None:
     with pytest.raises(ValueError, match=rf"no bundled config is named so \(bundled: {names}\)"):
         load_config("quik")
     assert "expert" in names  # training.expert's recipe ships too
+
+
+def test_train_help_offers_exactly_the_bundled_configs_it_accepts() -> None:
+    from hanamikoji_env.training.config import bundled_configs
+    from hanamikoji_env.training.curriculum import load_curriculum
+    from hanamikoji_env.training.train import build_parser
+
+    accepted = []
+    for name in bundled_configs():
+        for load in (load_config, load_curriculum):
+            try:
+                load(name)
+            except ValueError:
+                continue
+            accepted.append(name)
+            break
+    assert {"quick", "from_scratch", "ppo_selfplay"} <= set(accepted)
+    assert "expert" not in accepted and "sb3_maskable_ppo" not in accepted  # their own trainers' configs
+    usage = " ".join(build_parser().format_help().split())
+    assert f"a bundled config: {', '.join(accepted)} (default" in usage
 
 
 def test_pretrained_names_the_shipped_agent_everywhere(tmp_path, monkeypatch) -> None:
@@ -685,7 +706,7 @@ def test_pretrained_names_the_shipped_agent_everywhere(tmp_path, monkeypatch) ->
 
 
 def test_a_run_folder_takes_one_trainer_at_a_time(tmp_path) -> None:
-    from training.checkpoints import lock_run
+    from hanamikoji_env.training.checkpoints import lock_run
 
     cfg = Config.from_dict({**TINY, "runs_dir": str(tmp_path)})
     run_dir = tmp_path / "busy"

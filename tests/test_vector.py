@@ -226,6 +226,13 @@ def test_bad_autoreset_modes_are_refused() -> None:
         HanamikojiVectorEnv(2, autoreset_mode="sometimes")
 
 
+def test_autoreset_modes_are_accepted_by_the_names_the_error_lists() -> None:
+    for text in ("NEXT_STEP", "next_step", "NextStep"):
+        assert HanamikojiVectorEnv(2, autoreset_mode=text).autoreset_mode == NEXT
+    for text in ("SAME_STEP", "SameStep"):
+        assert HanamikojiVectorEnv(2, autoreset_mode=text).autoreset_mode == SAME
+
+
 def _random_masked_steps(env, steps: int, mask_of, rng: np.random.Generator) -> list[float]:
     """Random legal play through ``env`` (a wrapped HanamikojiVectorEnv, the masks read by
     ``mask_of(obs, info)``); the episode lengths RecordEpisodeStatistics reported."""

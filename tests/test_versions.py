@@ -121,7 +121,7 @@ def test_records_carry_the_rules_version_and_verify_checks_it() -> None:
 def test_training_opponents_each_read_their_own_version(v2) -> None:
     """In one step a bot that reads version 2 and a snapshot of a version-1 learner both play:
     re-encoding for the bot must not hand the snapshot version-2 views."""
-    from training.selfplay import Opponents
+    from hanamikoji_env.training.selfplay import Opponents
 
     engine = VectorHanamikoji(64, seed=1)
     obs, mask, _ = engine.reset()

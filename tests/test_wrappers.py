@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -15,6 +16,7 @@ from hanamikoji_env.wrappers import OpponentError, SingleAgentEnv
 
 
 @pytest.mark.parametrize("seat", ["random", 0, 1])
+@pytest.mark.filterwarnings("ignore:illegal action")  # the checkers step unmasked random actions
 def test_env_checkers_pass(seat) -> None:
     from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
@@ -110,8 +112,14 @@ def test_illegal_and_bad_actions() -> None:
     env = SingleAgentEnv("random", learner_seat=0)
     env.reset(seed=0)
     illegal = int(np.flatnonzero(~env.action_masks())[0])
-    _, reward, terminated, _, info = env.step(illegal)
+    with pytest.warns(UserWarning, match=f"illegal action {illegal} ended the game with -1.*MaskablePPO"):
+        _, reward, terminated, _, info = env.step(illegal)
     assert reward == -1.0 and terminated and info["illegal_action"]
+    env.reset(seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # once per env: a training run is not flooded
+        _, reward, _, _, info = env.step(int(np.flatnonzero(~env.action_masks())[0]))
+    assert reward == -1.0 and info["illegal_action"]
     with pytest.raises(RuntimeError, match="reset"):
         env.step(0)
     strict = SingleAgentEnv("random", illegal_action="raise")
@@ -194,7 +202,7 @@ def test_maskable_ppo_beats_random_after_a_short_run(tmp_path) -> None:
 def test_train_sb3_script_end_to_end(tmp_path) -> None:
     import json
 
-    from training.train_sb3 import main
+    from hanamikoji_env.training.train_sb3 import main
 
     summary = main(
         ["--config", "configs/sb3_maskable_ppo.yaml", "--no-progress", f"runs_dir={tmp_path}", "run_name=t",
@@ -223,7 +231,7 @@ def test_train_sb3_script_end_to_end(tmp_path) -> None:
     ],
 )
 def test_train_sb3_config_errors_are_usage_errors(override, message, capsys) -> None:
-    from training.train_sb3 import main
+    from hanamikoji_env.training.train_sb3 import main
 
     with pytest.raises(SystemExit) as caught:
         main(["--config", "configs/sb3_maskable_ppo.yaml", override])

@@ -1,1 +1,3 @@
-"""Training and evaluation entry points (run from the repository root: python -m training.NAME)."""
+"""Training and evaluation: ``hanamikoji_env.training`` once installed (this folder, mapped in by
+pyproject.toml). Installed: ``hanamikoji-train``, ``hanamikoji-exploit`` or
+``python -m hanamikoji_env.training.NAME``; from a clone, ``python -m training.NAME`` works too."""

@@ -20,15 +20,15 @@ from typing import Any
 
 import numpy as np
 import torch
+from hanamikoji_env.training.config import Config
+from hanamikoji_env.training.critic import Values
+from hanamikoji_env.training.imitation import Teacher
+from hanamikoji_env.training.selfplay import Opponents
 
 from hanamikoji_env import rules
 from hanamikoji_env.nn import PolicyNet
 from hanamikoji_env.rules import VALUES
 from hanamikoji_env.vector import VectorHanamikoji
-from training.config import Config
-from training.critic import Values
-from training.imitation import Teacher
-from training.selfplay import Opponents
 
 
 class Collector:

@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from hanamikoji_env.training.imitation import check_teacher
 
 from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.nn import DEVICE_PATTERN, MAX_HIDDEN, MAX_LAYERS
 from hanamikoji_env.observation import get_version
 from hanamikoji_env.pretrained import resolve_checkpoint
-from training.imitation import check_teacher
 
 MAX_CONFIG_BYTES = 1 << 20
 """A config file larger than this (1 MiB) is refused unread."""
@@ -326,7 +326,7 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None) -> 
 def bundled_configs() -> dict[str, Path]:
     """The configs that ship with the package (the repository's ``configs/``), by name."""
     try:
-        folder = Path(str(resources.files("training.configs")))
+        folder = Path(str(resources.files("hanamikoji_env.training.configs")))
     except ModuleNotFoundError:  # a clone that is not installed: the folder itself
         folder = Path(__file__).resolve().parents[1] / "configs"
     return {p.stem: p for p in sorted(folder.glob("*.yaml"))}

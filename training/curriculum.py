@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hanamikoji_env.training.checkpoints import CHECKPOINT, POLICY
+from hanamikoji_env.training.config import MAX_ITEMS, Config, parse_overrides, read_yaml, short
+
 from hanamikoji_env.nn import load_checkpoint
-from training.checkpoints import CHECKPOINT, POLICY
-from training.config import MAX_ITEMS, Config, parse_overrides, read_yaml, short
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,7 @@ def stage_progress(stage: Stage) -> tuple[bool, int]:
 
 def run_curriculum(stages: list[Stage], progress: bool = True) -> None:
     """Train every stage in order, skipping finished ones and resuming an interrupted one."""
-    from training.ppo import train
+    from hanamikoji_env.training.ppo import train
 
     for k, stage in enumerate(stages):
         finished, done = stage_progress(stage)

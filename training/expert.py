@@ -40,15 +40,15 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from hanamikoji_env.training.collector import Collector
+from hanamikoji_env.training.config import RANGES as PPO_RANGES
+from hanamikoji_env.training.config import Config, Range, check_ranges, dataclass_from_dict, read_yaml
+from hanamikoji_env.training.critic import Values
+from hanamikoji_env.training.monitor import win_rate
 from tqdm import tqdm
 
 from hanamikoji_env.bots.psearch import candidate_moves, policy_probs, search_values
 from hanamikoji_env.nn import PolicyNet, load_policy, save_checkpoint
-from training.collector import Collector
-from training.config import RANGES as PPO_RANGES
-from training.config import Config, Range, check_ranges, dataclass_from_dict, read_yaml
-from training.critic import Values
-from training.monitor import win_rate
 
 RANGES: dict[str, Range] = {
     "iterations": (1, 10_000, False),

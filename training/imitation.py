@@ -25,6 +25,13 @@ from __future__ import annotations
 
 import numpy as np
 import torch
+from hanamikoji_env.training.selfplay import (
+    GameStates,
+    bot_moves,
+    states_from_lists,
+    states_to_lists,
+    views_for,
+)
 
 from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.bots.base import Bot
@@ -32,7 +39,6 @@ from hanamikoji_env.bots.policy import PolicyBot
 from hanamikoji_env.bots.psearch import policy_probs
 from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.vector import VectorHanamikoji
-from training.selfplay import GameStates, bot_moves, states_from_lists, states_to_lists, views_for
 
 
 def check_teacher(spec: str, load: bool = True) -> None:

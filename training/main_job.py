@@ -9,8 +9,9 @@ mirrored games per pair), printing the table and writing it, and every game's
 record (``games.jsonl``, see :mod:`hanamikoji_env.records`), to ``eval/``.
 
 It starts with one line saying what it will do, where, and how long that
-should take on this machine: measured, from one training update and two
-search games, not a constant.  Ctrl-C stops it with one line saying what was
+should take on this machine once compiled: measured, from one training update
+and one search game after a warm-up, not a constant (a first run first says
+what it compiles and about how long that takes).  Ctrl-C stops it with one line saying what was
 kept and how to go on.
 """
 
@@ -23,20 +24,23 @@ import tempfile
 import time
 from pathlib import Path
 
+from hanamikoji_env.training.checkpoints import describe_kept
+from hanamikoji_env.training.config import Config, config_path, load_config
+from hanamikoji_env.training.ppo import POLICY, Trainer, train
+
 from hanamikoji_env.bots.spec import parse_player
+from hanamikoji_env.first_run import announce, parts_for
 from hanamikoji_env.games import play_game
 from hanamikoji_env.tournament import Interrupted, format_table, run_tournament, write_outputs
-from training.checkpoints import describe_kept
-from training.config import Config, config_path, load_config
-from training.ppo import POLICY, Trainer, train
 
 PLAYERS = ["random", "heuristic", "search", "pretrained"]
 """The trained policy's opponents in the tournament."""
 
 
 def estimate_seconds(cfg: Config, games: int) -> float:
-    """How long the job should take here: one timed training update (after one to warm up) scaled
-    to the config's budget, and two timed search games scaled to the tournament's search games."""
+    """How long the job should take here once compiled: one timed training update (after one to
+    warm up) scaled to the config's budget, and one timed search game (after one to warm up)
+    scaled to the tournament's search games."""
     with tempfile.TemporaryDirectory() as scratch:
         trainer = Trainer(cfg, Path(scratch))
         trainer.learn(trainer.collect())
@@ -44,10 +48,10 @@ def estimate_seconds(cfg: Config, games: int) -> float:
         trainer.learn(trainer.collect())
         per_decision = (time.perf_counter() - start) / max(trainer.decisions - before, 1)
     bots = [parse_player(s).make(seed=0, round_limit=cfg.round_limit) for s in ("search", "heuristic")]
+    play_game((bots[0], bots[1]), deal_seed=0, round_limit=cfg.round_limit)  # compiles: not timed
     start = time.perf_counter()
-    for seat in (0, 1):
-        play_game((bots[seat], bots[1 - seat]), deal_seed=seat, round_limit=cfg.round_limit)
-    per_search_game = (time.perf_counter() - start) / 2
+    play_game((bots[1], bots[0]), deal_seed=1, round_limit=cfg.round_limit)
+    per_search_game = time.perf_counter() - start
     players = len(PLAYERS) + 1
     search_games = (players - 1) * games  # the pairs with search dominate; the others are cheap
     workers = os.cpu_count() or 1
@@ -75,6 +79,8 @@ def main(argv: list[str] | None = None) -> None:
         f"writing to {run_dir}/ - measuring this machine's speed...",
         flush=True,
     )
+    opponents = [*cfg.bot_shares, *cfg.eval_bots, *PLAYERS, *([cfg.teacher] if cfg.teacher else [])]
+    announce(parts_for(opponents, batch=True))  # the compilation is said, and not in the estimate
     estimate = estimate_seconds(cfg, args.games)
     print(
         f"about {estimate / 60:.0f} min on this machine at its current load ({os.cpu_count()} cores)",

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from hanamikoji_env.training.selfplay import bot_moves, make_bot, views_for
 
 from hanamikoji_env.nn import PolicyNet
 from hanamikoji_env.vector import VectorHanamikoji
-from training.selfplay import bot_moves, make_bot, views_for
 
 CURVE = "curve.csv"
 """The run's curve: a row per evaluation."""

@@ -48,8 +48,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
+from hanamikoji_env.training.checkpoints import CHECKPOINT, POLICY, check_resumable, lock_run
+from hanamikoji_env.training.collector import Collector, gae
+from hanamikoji_env.training.config import Config
+from hanamikoji_env.training.critic import OracleCritic, Values
+from hanamikoji_env.training.imitation import imitation_loss, teacher_share
+from hanamikoji_env.training.monitor import CURVE, Curve, win_rate
+from hanamikoji_env.training.threads import ThreadChooser
 from torch import nn
 
+from hanamikoji_env.first_run import announce, parts_for
 from hanamikoji_env.nn import (
     CheckpointError,
     PolicyNet,
@@ -60,16 +68,9 @@ from hanamikoji_env.nn import (
     save_checkpoint,
     widen,
 )
-from training.checkpoints import CHECKPOINT, POLICY, check_resumable, lock_run
-from training.collector import Collector, gae
-from training.config import Config
-from training.critic import OracleCritic, Values
-from training.imitation import imitation_loss, teacher_share
-from training.monitor import CURVE, Curve, win_rate
-from training.threads import ThreadChooser
 
 if TYPE_CHECKING:
-    from training.distributed import RayCollectors
+    from hanamikoji_env.training.distributed import RayCollectors
 
 __all__ = ["CHECKPOINT", "POLICY", "Trainer", "TrainingDivergedError", "check_resumable", "gae", "train"]
 
@@ -132,7 +133,7 @@ class Trainer:
         self.rng = np.random.default_rng(cfg.seed + 2)  # opponents, seats, minibatches, bot seeds
         self.collector: Collector | RayCollectors
         if cfg.backend == "ray":
-            from training.distributed import RayCollectors
+            from hanamikoji_env.training.distributed import RayCollectors
 
             self.collector = RayCollectors(cfg, self.model, critic)
         else:  # one collector in this process, sharing the model and the generators
@@ -380,6 +381,8 @@ def train(
     run_dir.mkdir(parents=True, exist_ok=True)
     lock = lock_run(run_dir)  # one process trains into a run folder at a time: before it writes there
     try:
+        opponents = [*cfg.bot_shares, *cfg.eval_bots, *([cfg.teacher] if cfg.teacher else [])]
+        announce(parts_for(opponents, env=False, batch=True))
         trainer = Trainer(cfg, run_dir)
         if resume:
             trainer.restore()

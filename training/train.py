@@ -5,7 +5,8 @@
     hanamikoji-train --config ppo_selfplay                    # a curriculum: every stage;
                                                               # run it again to continue
 
-(``python -m training.train`` is the same command, from a clone.)
+(``python -m hanamikoji_env.training.train`` is the same command; ``python -m training.train``
+from a clone.)
 
 Every hyperparameter lives in the YAML config (``training/config.py`` lists
 them with their defaults) and can be overridden as ``key=value`` (YAML
@@ -18,14 +19,15 @@ syntax: ``num_envs=512 bot_shares="{heuristic: 0.1}"``).  The run folder
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
 
-from training.checkpoints import MACHINE_KEYS, describe_kept
-from training.config import Config, bundled_configs, load_config, parse_overrides, read_yaml
-from training.curriculum import Stage, is_curriculum, load_curriculum, run_curriculum
-from training.ppo import (
+from hanamikoji_env.training.checkpoints import MACHINE_KEYS, describe_kept
+from hanamikoji_env.training.config import Config, bundled_configs, load_config, parse_overrides, read_yaml
+from hanamikoji_env.training.curriculum import Stage, is_curriculum, load_curriculum, run_curriculum
+from hanamikoji_env.training.ppo import (
     CHECKPOINT,
     POLICY,
     Trainer,
@@ -36,11 +38,23 @@ from training.ppo import (
 )
 
 
+def trainer_configs() -> list[str]:
+    """The bundled configs this command runs: PPO runs and curricula (the others, such as ``expert``
+    and ``sb3_maskable_ppo``, belong to their own trainers)."""
+    keys = {f.name for f in dataclasses.fields(Config)}
+    names = []
+    for name, path in bundled_configs().items():
+        data = read_yaml(path)[0]
+        if is_curriculum(data) or set(data) <= keys:
+            names.append(name)
+    return names
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hanamikoji-train", description=__doc__.splitlines()[0])
     parser.add_argument(
         "--config",
-        help=f"a YAML file, or a bundled config: {', '.join(bundled_configs())} (default: the built-in defaults)",
+        help=f"a YAML file, or a bundled config: {', '.join(trainer_configs())} (default: the built-in defaults)",
     )
     parser.add_argument("--resume", type=Path, metavar="RUN_DIR", help="continue the run saved in RUN_DIR")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")

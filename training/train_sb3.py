@@ -21,12 +21,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from hanamikoji_env.training.config import RANGES, Range, check_ranges, dataclass_from_dict, read_yaml, short
 
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.nn import MAX_HIDDEN, MAX_LAYERS
 from hanamikoji_env.tournament import format_table, run_tournament, write_outputs
-from training.config import RANGES, Range, check_ranges, dataclass_from_dict, read_yaml, short
 
 SB3_RANGES: dict[str, Range] = {
     "seed": RANGES["seed"],

@@ -87,6 +87,7 @@ MAX_PLANS = 128
 """More than the whole-turn plans of any hand (7 + 21 + 35 + 35 for a 7-card hand)."""
 
 _SIZES = np.array(TOKEN_SIZES, dtype=np.int64)
+NO_TOKEN, TYPED_COMPETITION = np.int64(-1), np.int64(COMPETITION)  # typed: see engine.ZERO
 _SPLITS = np.array(SPLITS, dtype=np.int64)
 _VALUES = np.array(VALUES, dtype=np.int64)
 
@@ -299,7 +300,7 @@ def _split(o, pos, mask):
     offer = np.zeros(4, dtype=np.int64)
     if cards(o, O_OFFER, offer) != 4:
         return -1
-    share = _my_share(o, COMPETITION)
+    share = _my_share(o, TYPED_COMPETITION)
     a = np.zeros(NUM_GEISHAS)
     b = np.zeros(NUM_GEISHAS)
     zero = np.zeros(NUM_GEISHAS)
@@ -321,7 +322,7 @@ def _split(o, pos, mask):
 
 @njit(cache=True)
 def _gift_answer(o, pos):
-    share = _my_share(o, -1)
+    share = _my_share(o, NO_TOKEN)
     to_me = np.zeros(NUM_GEISHAS)
     to_opp = np.zeros(NUM_GEISHAS)
     zero = np.zeros(NUM_GEISHAS)
@@ -345,7 +346,7 @@ def _gift_answer(o, pos):
 
 @njit(cache=True)
 def _competition_answer(o, pos, mask):
-    share = _my_share(o, -1)
+    share = _my_share(o, NO_TOKEN)
     a = np.zeros(NUM_GEISHAS)
     b = np.zeros(NUM_GEISHAS)
     zero = np.zeros(NUM_GEISHAS)

@@ -42,7 +42,7 @@ from numba import njit, prange
 from hanamikoji_env.actions import CARD_BASE, NUM_ACTIONS, NUM_TOKENS
 from hanamikoji_env.bots.base import Bot, Option, check_batch
 from hanamikoji_env.bots.heuristic import MAX_PLANS, checked_actions, plans_row, position
-from hanamikoji_env.engine import SELECT_PHASE, TOKEN_PHASE, WIDTH
+from hanamikoji_env.engine import SELECT_PHASE, TOKEN_PHASE, WIDTH, ZERO
 from hanamikoji_env.infoset import determinize_row
 from hanamikoji_env.observation import (
     O_ROUND,
@@ -99,16 +99,16 @@ def _evaluate(o, sequences, lengths, k, samples, rng, round_limit, values):
         for j in range(n - 1, 0, -1):  # Fisher-Yates
             r = int(_uniform(rng) * (j + 1))
             order[j], order[r] = order[r], order[j]
-        if not determinize_row(o, order, base, 0):
+        if not determinize_row(o, order, base, ZERO):
             return False
         for t in range(PLAYOUT_STEPS):
             u[t] = _uniform(rng)
         for c in range(k):
             work[0, :] = base[0, :]
-            if not apply_sequence_row(work, 0, sequences[c], lengths[c], round_limit, m):
+            if not apply_sequence_row(work, ZERO, sequences[c], lengths[c], round_limit, m):
                 return False
-            playout_row(work, 0, u, round_limit, m)
-            values[c] += row_value(work, 0)
+            playout_row(work, ZERO, u, round_limit, m)
+            values[c] += row_value(work, ZERO)
     for c in range(k):
         values[c] /= samples
     return True
@@ -179,6 +179,7 @@ def search_row(o, m, plan, key, samples, candidates, round_limit):
     its game's plan in ``plan`` (read and updated); -1 if ``o`` is not a consistent decision."""
     rng = np.full(1, key, dtype=np.uint64)
     phase = decision_phase(o)
+    select = phase == SELECT_PHASE  # typed, as ZERO: a literal compiles _search_plans twice
     turn = turns_played(o)
     rnd = entry(o, O_ROUND)
     tokens = np.zeros(NUM_TOKENS, dtype=np.int64)
@@ -194,7 +195,7 @@ def search_row(o, m, plan, key, samples, candidates, round_limit):
         if not same:  # no plan for this very turn (e.g. handed a position mid-turn): plan from here
             tokens[token] = 1
             plan[0], plan[1] = rnd, turn
-            if not _search_plans(o, tokens, prefix, n, True, samples, candidates, rng, round_limit, plan):
+            if not _search_plans(o, tokens, prefix, n, select, samples, candidates, rng, round_limit, plan):
                 return -1
         return CARD_BASE + plan[3 + n]
     legal = np.flatnonzero(m)
@@ -204,7 +205,7 @@ def search_row(o, m, plan, key, samples, candidates, round_limit):
         for t in range(NUM_TOKENS):
             tokens[t] = m[t]
         plan[0], plan[1] = rnd, turn
-        if not _search_plans(o, tokens, prefix, 0, False, samples, candidates, rng, round_limit, plan):
+        if not _search_plans(o, tokens, prefix, ZERO, select, samples, candidates, rng, round_limit, plan):
             return -1
         return plan[2]
     # a split or an answer: every legal action is a candidate
@@ -219,8 +220,14 @@ def search_row(o, m, plan, key, samples, candidates, round_limit):
     return legal[_best(values, k, rng)]
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def _search_rows(obs, mask, plans, keys, samples, candidates, round_limit, out):
+    for i in range(obs.shape[0]):
+        out[i] = search_row(obs[i], mask[i], plans[i], keys[i], samples, candidates, round_limit)
+
+
+@njit(cache=True, parallel=True)
+def _search_rows_parallel(obs, mask, plans, keys, samples, candidates, round_limit, out):
     for i in prange(obs.shape[0]):  # rows are independent: one per thread, same results
         out[i] = search_row(obs[i], mask[i], plans[i], keys[i], samples, candidates, round_limit)
 
@@ -247,7 +254,10 @@ def search_actions(
     SearchBot.check_option("samples", samples)
     SearchBot.check_option("candidates", candidates)
     out = np.empty(n, dtype=np.int64)
-    _search_rows(obs, mask, plans, keys, samples, candidates, round_limit or 0, out)
+    # one row (a game on the AEC env, a tournament's move) needs no thread pool, and skipping it
+    # saves its compilation (about a fifth of the bot's) on a first run
+    rows = _search_rows_parallel if n > 1 else _search_rows
+    rows(obs, mask, plans, keys, samples, candidates, round_limit or 0, out)
     return checked_actions(out, mask, "search")
 
 

@@ -69,6 +69,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 from hanamikoji_env import records
 from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.bots.spec import parse_player
+from hanamikoji_env.first_run import warm_up
 from hanamikoji_env.play.session import GameSession, bot_game, replay_frames
 from hanamikoji_env.rules import check_round_limit
 
@@ -504,8 +505,8 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(str(e))
     import uvicorn
 
-    print("Hanamikoji: preparing the engine and the opponent...", flush=True)
-    GameSession(args.opponent, round_limit=round_limit)  # compiles the kernels before the first visitor
+    print("Hanamikoji: preparing the engine and every opponent a visitor may pick...", flush=True)
+    warm_up(app.state.server.allowed, round_limit)  # compiled before the first visitor, not on them
     print(f"Hanamikoji: open http://{args.host}:{args.port} in a browser (Ctrl-C stops the server)")
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
 

@@ -33,6 +33,7 @@ from textual.widgets import Footer, RichLog, Static
 
 from hanamikoji_env.actions import TOKEN_NAMES, TOKEN_SIZES
 from hanamikoji_env.bots.spec import parse_player
+from hanamikoji_env.first_run import announce, parts_for
 from hanamikoji_env.play.session import GameSession, card_names
 from hanamikoji_env.rules import NUM_GEISHAS, VALUES
 
@@ -331,6 +332,7 @@ def main(argv: list[str] | None = None) -> None:
             with open(args.record, "a", encoding="utf-8"):  # writable before the game, not after it
                 pass
         parse_player(args.opponent)
+        announce(parts_for([args.opponent]))
         session = GameSession(args.opponent, args.seat, args.seed, args.round_limit)
     except (ValueError, OSError) as e:
         parser.error(str(e))

@@ -23,6 +23,7 @@ from hanamikoji_env import records
 from hanamikoji_env.aec import raw_env
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.bots.spec import PlayerSpec
+from hanamikoji_env.first_run import announce, parts_for
 from hanamikoji_env.games import play_env
 from hanamikoji_env.tournament.outputs import GAMES_FILE
 from hanamikoji_env.tournament.summary import GameResult, summarise
@@ -248,6 +249,8 @@ def run_tournament(
     names = [p.text for p in players]
     if len(set(names)) != len(names):
         raise ValueError(f"players must be distinct, got {names}")
+    if backend == "local":  # Ray workers compile on their own machines
+        announce(parts_for(names))
     pairs = [(i, j) for i, j in combinations(range(len(players)), 2) if i == 0 or not first_only]
     deals = games // 2
     workers = workers or os.cpu_count() or 1
