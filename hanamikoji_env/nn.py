@@ -41,6 +41,7 @@ from torch import nn
 
 from hanamikoji_env._version import __version__
 from hanamikoji_env.actions import NUM_ACTIONS
+from hanamikoji_env.excerpt import short
 from hanamikoji_env.observation import DEFAULT_VERSION, VERSIONS, get_version
 from hanamikoji_env.pretrained import resolve_checkpoint
 
@@ -194,14 +195,14 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
         if "weights_only" in str(e) or "Unsupported global" in str(e):
             first = "it holds objects that need code to load, which is refused"
         raise CheckpointError(
-            f"{path} is not a readable checkpoint ({type(e).__name__}: {_short(first)})"
+            f"{path} is not a readable checkpoint ({type(e).__name__}: {short(first)})"
         ) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise CheckpointError(f"{path} is not a hanamikoji-env policy checkpoint (no format {FORMAT!r})")
     number = data.get("observation_version", 1)  # files from before versions were recorded: 1
     if type(number) is not int or number not in VERSIONS:
         raise CheckpointError(
-            f"{path} reads observation version {_short(number)}; this hanamikoji-env {__version__} "
+            f"{path} reads observation version {short(number)}; this hanamikoji-env {__version__} "
             f"knows versions {sorted(VERSIONS)} (a newer release may)"
         )
     if data.get("layout_hash") != VERSIONS[number].layout_hash:
@@ -215,12 +216,15 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
         or not _network_size_ok(config["hidden"], config["layers"])
     ):
         raise CheckpointError(
-            f"{path} has a bad model_config {_short(config)}: hidden and layers must be ints "
+            f"{path} has a bad model_config {short(config)}: hidden and layers must be ints "
             f"in [1, {MAX_HIDDEN}] and [1, {MAX_LAYERS}]"
         )
     state = data.get("state_dict")
     if not isinstance(state, dict):
         raise CheckpointError(f"{path} has no state_dict")
+    odd = next((k for k in state if not isinstance(k, str)), None)
+    if odd is not None:  # named by its type only: its value is untrusted and may be huge
+        raise CheckpointError(f"{path}: state_dict keys must be parameter names, got a {type(odd).__name__}")
     expected = state_dict_shapes(config["hidden"], config["layers"], number)
     found = {k: tuple(v.shape) if isinstance(v, torch.Tensor) else type(v).__name__ for k, v in state.items()}
     if found != expected:  # checked before any network is built
@@ -235,9 +239,15 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
 
 
 def _check_unpacked_size(path: Path) -> None:
-    """:class:`CheckpointError` unless the archive unpacks to at most :data:`MAX_CHECKPOINT_BYTES`
-    (read from its directory: nothing is decompressed).  A file that is not a zip archive is left
-    to ``torch.load`` (a legacy pickle is refused there anyway)."""
+    """:class:`CheckpointError` unless the file, and the archive unpacked, hold at most
+    :data:`MAX_CHECKPOINT_BYTES` (the archive's size read from its directory: nothing is
+    decompressed; a file that is not a zip, such as torch's legacy format, by its own size)."""
+    size = path.stat().st_size  # a sparse file's apparent size: what torch.load would read
+    if size > MAX_CHECKPOINT_BYTES:
+        raise CheckpointError(
+            f"{path} is {size / 2**20:,.0f} MiB, more than a checkpoint may be "
+            f"({MAX_CHECKPOINT_BYTES / 2**20:.0f} MiB): refused unread"
+        )
     try:
         with zipfile.ZipFile(path) as archive:
             total = sum(info.file_size for info in archive.infolist())
@@ -269,11 +279,6 @@ def _network_size_ok(hidden: object, layers: object) -> bool:
         type(v) is int and 1 <= v <= top  # type() is: bool is an int subclass
         for v, top in ((hidden, MAX_HIDDEN), (layers, MAX_LAYERS))
     )
-
-
-def _short(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def load_policy(path: str | Path) -> PolicyNet:

@@ -46,6 +46,7 @@ from typing import Any
 from hanamikoji_env import engine
 from hanamikoji_env._version import __version__
 from hanamikoji_env.actions import NUM_ACTIONS, action_name
+from hanamikoji_env.excerpt import short
 from hanamikoji_env.rules import RULES_VERSION, Phase, State, returns, validate_deck
 
 SCHEMA = "hanamikoji-record/1"
@@ -152,7 +153,7 @@ def parse_record(data: object, where: str = "record") -> GameRecord:
     )
     d = _mapping({k: v for k, v in d.items() if k != "rules_version"}, where, _KEYS)
     if d["schema"] != SCHEMA:
-        raise RecordError(f"{where}: schema must be {SCHEMA!r}, got {_short(d['schema'])}")
+        raise RecordError(f"{where}: schema must be {SCHEMA!r}, got {short(d['schema'])}")
     env_version = _text(d["env_version"], f"{where}.env_version")
     round_limit = d["round_limit"]
     if round_limit is not None:
@@ -175,7 +176,7 @@ def parse_record(data: object, where: str = "record") -> GameRecord:
     rewards = _list(r["rewards"], f"{where}.result.rewards", 2, 2)
     for i, x in enumerate(rewards):
         if isinstance(x, bool) or not isinstance(x, (int, float)) or x not in (-1, 0, 1):
-            raise RecordError(f"{where}.result.rewards[{i}] must be -1, 0 or 1, got {_short(x)}")
+            raise RecordError(f"{where}.result.rewards[{i}] must be -1, 0 or 1, got {short(x)}")
     rounds = _int(r["rounds"], f"{where}.result.rounds", 1, MAX_ROUNDS)
     illegal = None if r["illegal"] is None else _move(r["illegal"], f"{where}.result.illegal")
     summaries = [
@@ -208,7 +209,7 @@ def parse_line(line: str | bytes, where: str = "record") -> GameRecord:
     except RecordError as e:
         raise RecordError(f"{where}: {e}") from None
     except (ValueError, RecursionError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
-        raise RecordError(f"{where}: not valid JSON ({_short(str(e))})") from None
+        raise RecordError(f"{where}: not valid JSON ({short(str(e))})") from None
     return parse_record(data, where)
 
 
@@ -357,11 +358,6 @@ def _json_int(text: str) -> int:
     return int(text)
 
 
-def _short(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def _mapping(value: object, where: str, keys: tuple[str, ...] | None) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise RecordError(f"{where} must be a JSON object, got {type(value).__name__}")
@@ -370,7 +366,7 @@ def _mapping(value: object, where: str, keys: tuple[str, ...] | None) -> dict[st
         unknown = [k for k in value if k not in keys]
         problems = [f"missing keys {missing}"] if missing else []
         if unknown:
-            problems.append(f"unknown keys {[_short(k) for k in unknown][:5]}")
+            problems.append(f"unknown keys {[short(k) for k in unknown][:5]}")
         if problems:
             raise RecordError(f"{where}: {', '.join(problems)}")
     return value
@@ -386,13 +382,17 @@ def _list(value: object, where: str, low: int, high: int) -> list[Any]:
 
 def _int(value: object, where: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise RecordError(f"{where} must be an int in [{low}, {high}], got {_short(value)}")
+        raise RecordError(f"{where} must be an int in [{low}, {high}], got {short(value)}")
     return value
 
 
 def _text(value: object, where: str) -> str:
     if not isinstance(value, str) or len(value) > MAX_TEXT:
-        raise RecordError(f"{where} must be a string of at most {MAX_TEXT} characters, got {_short(value)}")
+        raise RecordError(f"{where} must be a string of at most {MAX_TEXT} characters, got {short(value)}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate ("\ud800" in JSON): no file or reply could hold it
+        raise RecordError(f"{where} must be Unicode text, got a lone surrogate") from None
     return value
 
 
@@ -421,11 +421,11 @@ def _check_meta(meta: dict[str, Any], where: str) -> Meta:
         if isinstance(value, str):
             _text(value, f"{where}[{key!r}]")
         elif value is not None and not isinstance(value, (bool, int, float)):
-            raise RecordError(f"{where}[{key!r}] must be a string, number, bool or null, got {_short(value)}")
+            raise RecordError(f"{where}[{key!r}] must be a string, number, bool or null, got {short(value)}")
         elif isinstance(value, float) and not math.isfinite(value):
             raise RecordError(f"{where}[{key!r}] must be finite, got {value}")
         elif isinstance(value, int) and abs(value) >= 1 << 63:
-            raise RecordError(f"{where}[{key!r}] is out of range: {_short(value)}")
+            raise RecordError(f"{where}[{key!r}] is out of range: {short(value)}")
     return meta
 
 

@@ -64,6 +64,12 @@ def _launch(p: object) -> object:
     return p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)  # type: ignore[attr-defined]
 
 
+HARNESS = {"bypass_csp": True}
+"""For the pages these tests drive with ``wait_for_function`` and ``evaluate``, which Playwright runs
+through ``eval``: the page's own policy forbids that.  The page itself is checked under its policy
+in :func:`test_the_page_plays_under_its_own_content_security_policy`."""
+
+
 def _no_horizontal_overflow(page: object, width: int) -> None:
     """Nothing on the page is wider than the viewport (a phone shows no sideways scrolling)."""
     wide = page.evaluate(  # type: ignore[attr-defined]
@@ -96,7 +102,7 @@ def test_a_person_plays_a_whole_game_choosing_cards_in_any_order_and_replays_it(
 ) -> None:
     with sync_api.sync_playwright() as p:
         browser = _launch(p)
-        page = browser.new_page(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+        page = browser.new_page(viewport={"width": 1280, "height": 900}, accept_downloads=True, **HARNESS)
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
@@ -202,7 +208,7 @@ def test_watching_two_bots_and_stepping_through_a_record_file_of_many_games(
     path.write_text("".join(g.to_json() + "\n" for g in games))
     with sync_api.sync_playwright() as p:
         browser = _launch(p)
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page = browser.new_page(viewport={"width": 1280, "height": 900}, **HARNESS)
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
@@ -265,7 +271,9 @@ def test_the_board_fits_a_phone_and_keys_play_it(server: str, tmp_path: Path) ->
 
     with sync_api.sync_playwright() as p:
         browser = _launch(p)
-        page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+        page = browser.new_page(
+            viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, **HARNESS
+        )
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(server)
@@ -311,5 +319,29 @@ def test_the_board_fits_a_phone_and_keys_play_it(server: str, tmp_path: Path) ->
         assert light != dark and max(rgb) < 60, (light, dark)
         page.screenshot(path=str(tmp_path / "replay-390-dark.png"), full_page=True)
         print(f"screenshots: {tmp_path}")
+        assert not errors, errors
+        browser.close()
+
+
+@pytest.mark.slow
+def test_the_page_plays_under_its_own_content_security_policy(server: str) -> None:
+    """No ``bypass_csp`` here, and no harness ``eval``: a game started and played a few moves by
+    clicks only, with no policy violation (Chromium reports each as a console error)."""
+    with sync_api.sync_playwright() as p:
+        browser = _launch(p)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        reply = page.goto(server)
+        assert reply is not None and "frame-ancestors 'none'" in reply.headers["content-security-policy"]
+        page.wait_for_selector("#opponent option[value=heuristic]", state="attached")
+        page.click("#start")
+        page.wait_for_selector("#geishas .geisha")
+        for _ in range(3):  # a token and its cards, clicked
+            page.wait_for_selector("#tokens button, #hand button.card")
+            buttons = page.locator("#tokens button")
+            (buttons if buttons.count() else page.locator("#hand button.card")).first.click()
+        assert page.locator("#geishas .geisha").count() == 7
         assert not errors, errors
         browser.close()

@@ -99,6 +99,11 @@ def test_mismatched_checkpoints(ckpt, change, message, monkeypatch) -> None:
         (lambda sd: sd.update(extra=torch.zeros(3)), r"extra \(3,\) \(expected none\)"),
         (lambda sd: sd.update({"policy.bias": 7}), r"policy.bias int \(expected \(23,\)\)"),
         (lambda sd: sd.update({"trunk.2.weight": torch.zeros(16, 15)}), r"trunk.2.weight \(16, 15\)"),
+        # keys of mixed types could not even be sorted for the message: named by type, no traceback
+        (
+            lambda sd: sd.update({5: sd.pop("value.bias")}),
+            r"state_dict keys must be parameter names, got a int",
+        ),
     ],
 )
 def test_state_dicts_that_do_not_fit_are_checkpoint_errors(ckpt, edit, message) -> None:
@@ -212,6 +217,44 @@ def test_a_checkpoint_that_would_unpack_to_gigabytes_is_refused_unread(ckpt, tmp
         r"CheckpointError: .*unpacks to 2,048 MiB, more than a checkpoint may \(512 MiB\): refused", error
     ), error
     assert grown < 200, grown  # MiB
+
+
+def test_a_legacy_format_file_is_bounded_by_its_own_size(tmp_path) -> None:
+    """Not a zip (torch's legacy format, or anything): a 4 KB sparse file of 1.6 GB used to be read
+    whole by torch.load; it is refused by its size, unread."""
+    import pickle
+
+    sparse = tmp_path / "sparse.pt"
+    with sparse.open("wb") as f:
+        f.write(pickle.dumps({"format": FORMAT}))
+        f.truncate(1600 * 2**20)
+    grown, error = peak_growth(
+        "from hanamikoji_env.nn import load_checkpoint", f"load_checkpoint({str(sparse)!r})"
+    )
+    assert (
+        error is not None and "is 1,600 MiB, more than a checkpoint may be (512 MiB): refused unread" in error
+    )
+    assert grown < 50, grown  # MiB
+
+
+def test_a_crafted_model_config_is_refused_at_once_whatever_its_depth(ckpt) -> None:
+    """A model_config of tuples nested 60 deep, each level twice the one below (a few hundred bytes
+    in the file): its repr would walk 2**60 nodes; the message is built from a bounded look."""
+    setup = (
+        "import torch; from hanamikoji_env.nn import load_checkpoint\n"
+        f"data = torch.load({str(ckpt)!r}, weights_only=True)\n"
+        "x = ()\nfor _ in range(60): x = (x, x)\n"
+        f"data['model_config'] = {{'hidden': x, 'layers': 2}}; torch.save(data, {str(ckpt)!r})"
+    )
+    timed = (  # the refusal's own time, carried in its message
+        "import time\nstart = time.perf_counter()\ntry:\n"
+        f"    load_checkpoint({str(ckpt)!r})\n"
+        "except Exception as e:\n    raise type(e)(f'{e} [{time.perf_counter() - start:.3f} s]') from None"
+    )
+    grown, error = peak_growth(setup, timed)
+    assert error is not None and "bad model_config" in error and len(error) < 400, error
+    assert float(re.search(r"\[([\d.]+) s\]$", error).group(1)) < 2.0, error
+    assert grown < 100, grown  # MiB
 
 
 def test_refused_checkpoints_say_so_in_one_line(tmp_path) -> None:

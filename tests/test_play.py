@@ -4,9 +4,12 @@ the browser server's API (FastAPI's test client).  The real browser is in test_b
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import json
+import socket
 import threading
+import time
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -449,6 +452,9 @@ def test_the_replay_upload_is_bounded_and_checked(client: TestClient) -> None:
         "/api/replay", content=session.record().to_json(), headers={"content-type": "text/plain"}
     )
     assert text.status_code == 415  # a form could send text/plain from any site
+    lone = session.record().to_json().replace('"random"', '"\\ud800"', 1)  # a lone surrogate, escaped
+    surrogate = client.post("/api/replay", content=lone, headers=jsonl)
+    assert surrogate.status_code == 400 and "lone surrogate" in surrogate.json()["detail"]
 
 
 def test_the_page_and_its_assets_ship_in_the_package(client: TestClient) -> None:
@@ -482,6 +488,65 @@ def test_hanamikoji_serve_compiles_every_opponent_before_it_accepts_visitors(mon
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append(("serve", kw["port"])))
     server.main(["--opponent", "search:samples=20", "--round-limit", "3", "--port", "8123"])
     assert calls == [("warm", ["search:samples=20", "random", "heuristic", "search"], 3), ("serve", 8123)]
+
+
+@contextlib.contextmanager
+def serving(app, *flags: str):
+    """``app`` served by uvicorn in a thread as ``hanamikoji-serve FLAGS`` would serve it; its URL."""
+    import uvicorn
+
+    from hanamikoji_env.play.server import build_parser, uvicorn_options
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    options = uvicorn_options(build_parser().parse_args([*flags, "--port", str(port)]))
+    server = uvicorn.Server(uvicorn.Config(app, **options))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+def test_x_forwarded_for_buys_no_new_quota_unless_the_proxy_is_trusted() -> None:
+    import httpx
+
+    def statuses(*flags: str) -> list[int]:
+        with serving(create_app("random"), *flags) as url:
+            return [
+                httpx.post(f"{url}/api/games", json={"opponent": "random"},
+                           headers={"X-Forwarded-For": f"203.0.113.{k}"}).status_code
+                for k in range(40)
+            ]  # fmt: skip
+
+    assert statuses() == [200] * 30 + [429] * 10  # every local client shares one quota
+    assert statuses("--forwarded-allow-ips", "127.0.0.1") == [200] * 40  # the proxy names each client
+
+
+def test_every_reply_forbids_framing_and_foreign_resources() -> None:
+    client = TestClient(create_app("random"))
+    for reply in (client.get("/"), client.get("/api/opponents"), client.get("/api/games/nope"),
+                  client.get("/", headers={"host": "evil.example"})):  # fmt: skip
+        assert reply.headers["x-frame-options"] == "DENY"
+        assert "frame-ancestors 'none'" in reply.headers["content-security-policy"]
+        assert "default-src 'self'" in reply.headers["content-security-policy"]
+    page = client.get("/").text  # the policy allows what the page uses: its own files, nothing inline
+    assert "<style" not in page and "style=" not in page and "<script>" not in page
+
+
+def test_hanamikoji_serve_refuses_ports_that_do_not_exist(capsys) -> None:
+    from hanamikoji_env.play.server import main
+
+    for port in ("99999", "-1", "0", "http"):
+        with pytest.raises(SystemExit) as exit_:
+            main(["--port", port])
+        assert exit_.value.code == 2
+        assert "must be a port number in [1, 65535]" in capsys.readouterr().err
 
 
 def test_hostile_bodies_are_refused_before_they_are_parsed() -> None:

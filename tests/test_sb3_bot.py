@@ -60,6 +60,28 @@ def test_a_declared_network_too_large_is_refused_before_it_is_built(tmp_path, ne
     assert grown < 100, grown  # MiB, in a process of its own
 
 
+@pytest.mark.parametrize(
+    ("sizes", "message"),
+    [
+        ({"n_steps": 10_000_000}, r"n_steps=10000000: want an int in \[1, 262,144\]"),
+        (
+            {"n_steps": 2048, "n_envs": 1000},
+            r"rollout buffer of 2,048,000 rows .* refused before building it",
+        ),
+        ({"batch_size": -1}, r"batch_size=-1"),
+        ({"n_envs": [2] * 10}, r"n_envs=list"),
+        ({"n_epochs": 2.5}, r"n_epochs=float"),
+    ],
+)
+def test_buffer_sizes_are_bounded_before_sb3_allocates_them(tmp_path, sizes, message) -> None:
+    """``n_steps=10,000,000`` in a few bytes of JSON used to allocate 1.35 GB at load."""
+    path = tmp_path / "long.zip"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("data", json.dumps({"policy_kwargs": {"net_arch": [64]}, **sizes}))
+    with pytest.raises(ValueError, match=message):
+        SB3Bot(path)
+
+
 @pytest.mark.slow
 def test_a_zip_that_would_unpack_to_gigabytes_is_refused_unread(tmp_path) -> None:
     path = tmp_path / "bomb.zip"

@@ -8,7 +8,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-import reprlib
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -18,6 +17,7 @@ import yaml
 from hanamikoji_env.training.imitation import check_teacher
 
 from hanamikoji_env.bots.spec import parse_player
+from hanamikoji_env.excerpt import clip, short
 from hanamikoji_env.nn import DEVICE_PATTERN, MAX_HIDDEN, MAX_LAYERS
 from hanamikoji_env.observation import get_version
 from hanamikoji_env.pretrained import resolve_checkpoint
@@ -65,20 +65,6 @@ RANGES: dict[str, Range] = {
     "teacher_play": (0, 1, False),
 }
 """The allowed range of every numeric key of :class:`Config`."""
-
-
-def short(value: Any, limit: int = 80) -> str:
-    """A bounded ``repr`` for error messages (a config value can be huge)."""
-    return clip(repr(value) if not isinstance(value, (dict, list, tuple, str)) else _REPR.repr(value), limit)
-
-
-def clip(text: str, limit: int) -> str:
-    """``text`` cut to at most ``limit`` characters."""
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-_REPR = reprlib.Repr()  # Python 3.11's Repr takes no keyword arguments
-_REPR.maxlevel, _REPR.maxdict, _REPR.maxlist, _REPR.maxtuple, _REPR.maxstring = 2, 6, 6, 6, 60
 
 
 def check_ranges(obj: Any, ranges: dict[str, Range]) -> None:

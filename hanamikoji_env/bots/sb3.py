@@ -49,7 +49,27 @@ def safe_custom_objects() -> dict[str, Any]:
 MAX_UNPACKED_BYTES = 256 * 2**20
 MAX_DATA_BYTES = 2**20
 MAX_PARAMETERS = 20_000_000
+MAX_ROLLOUT_ROWS = 2**18
+"""The most rollout-buffer rows (``n_steps`` x ``n_envs``) a zip may declare: SB3 allocates the buffer
+at load (about 1 KiB a row here), and SB3's own defaults use 2,048 x a few envs."""
+SIZE_KEYS = ("n_steps", "n_envs", "batch_size", "n_epochs")
 """The largest network an SB3 zip may declare (80 MB of float32 weights, each for policy and value)."""
+
+
+def _check_sizes(path: Path, data: dict[str, Any]) -> None:
+    """Every size SB3 allocates by at load is a positive int, and the rollout buffer it makes is
+    at most :data:`MAX_ROLLOUT_ROWS` rows: checked on the zip's JSON, before SB3 sees it."""
+    for key in SIZE_KEYS:
+        value = data.get(key, 1)
+        if type(value) is not int or not 1 <= value <= MAX_ROLLOUT_ROWS:
+            shown = value if type(value) is int else type(value).__name__
+            raise ValueError(f"{path} declares {key}={shown}: want an int in [1, {MAX_ROLLOUT_ROWS:,}]")
+    rows = data.get("n_steps", 1) * data.get("n_envs", 1)
+    if rows > MAX_ROLLOUT_ROWS:
+        raise ValueError(
+            f"{path} declares a rollout buffer of {rows:,} rows (n_steps x n_envs), more than an SB3 model "
+            f"here may hold ({MAX_ROLLOUT_ROWS:,}): refused before building it"
+        )
 
 
 def _check_network_size(path: Path, data: dict[str, Any]) -> None:
@@ -102,6 +122,9 @@ class SB3Bot(Bot):
                 data = json.loads(z.read("data"))
         except (zipfile.BadZipFile, KeyError, json.JSONDecodeError, OSError, RecursionError) as e:
             raise ValueError(f"{self.path} is not a Stable-Baselines3 zip ({type(e).__name__})") from None
+        if not isinstance(data, dict):
+            raise ValueError(f"{self.path} is not a Stable-Baselines3 zip (its data is not a mapping)")
+        _check_sizes(self.path, data)
         _check_network_size(self.path, data)
         pickled = {k for k, v in data.items() if isinstance(v, dict) and ":serialized:" in v}
         unknown = sorted(pickled - set(overrides))

@@ -25,7 +25,12 @@ while one client misbehaves:
   games a minute (429).
 - **Same origin only.**  A request whose ``Host`` is not one this server answers
   to is refused (400), and so is a write whose ``Origin`` is another site (403):
-  serve on another host name with ``--allowed-host NAME``.
+  serve on another host name with ``--allowed-host NAME``.  Every reply forbids
+  framing (``X-Frame-Options: DENY``) and carries a content-security policy that
+  allows only this server's own script, style and images (:data:`SECURITY_HEADERS`).
+- **Addresses are the connection's.**  ``X-Forwarded-For`` is ignored, so a header
+  buys no new quota, unless the operator names the proxies it trusts
+  (``--forwarded-allow-ips``, e.g. the reverse proxy's address).
 - **Seeds.**  Games the server deals take 128 bits from the operating system; a
   client-chosen seed makes a *practice* game, marked in its view and its record.
 - Games live in this server's memory only: a restart ends them (a 404 says so).
@@ -89,6 +94,14 @@ client that gave up at once (a timed-out cold start) does not hold a slot for an
 FINISHED_KEPT = 1000
 """Finished games whose records stay downloadable (the newest)."""
 MAX_DIGITS = 20
+SECURITY_HEADERS = {
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": "default-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+}
+"""On every reply: the page may not be framed, and it runs only this server's own files."""
 
 
 class NewGame(BaseModel):
@@ -297,16 +310,22 @@ def view(gid: str, session: GameSession) -> dict[str, Any]:
 
 
 async def same_origin(request: Request, call_next: Callable) -> Response:
-    """Only this server's own host names; writes only from its own pages."""
+    """Only this server's own host names; writes only from its own pages; no framing, and only
+    this server's own resources in its page."""
     host = request.headers.get("host", "")
     name = urlsplit(f"//{host}").hostname or ""
     hosts = server(request).hosts
-    if hosts is not None and name not in hosts:
-        return JSONResponse({"detail": "unknown Host: this server answers to its own address only"}, 400)
     origin = request.headers.get("origin")
-    if request.method not in ("GET", "HEAD") and origin is not None and urlsplit(origin).netloc != host:
-        return JSONResponse({"detail": "cross-origin writes are refused"}, 403)
-    return await call_next(request)
+    if hosts is not None and name not in hosts:
+        response: Response = JSONResponse(
+            {"detail": "unknown Host: this server answers to its own address only"}, 400
+        )
+    elif request.method not in ("GET", "HEAD") and origin is not None and urlsplit(origin).netloc != host:
+        response = JSONResponse({"detail": "cross-origin writes are refused"}, 403)
+    else:
+        response = await call_next(request)
+    response.headers.update(SECURITY_HEADERS)
+    return response
 
 
 @router.get("/", include_in_schema=False)
@@ -474,7 +493,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)"
     )
-    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--port", type=_port, default=8000, help="port to listen on, 1-65535 (default 8000)")
+    p.add_argument(
+        "--forwarded-allow-ips",
+        metavar="ADDRESSES",
+        help="the reverse proxies (comma-separated addresses) whose X-Forwarded-For names the client; "
+        "by default the header is ignored and a client is its connection's address",
+    )
     p.add_argument(
         "--opponent", default="heuristic", help="default opponent: any player spec (default heuristic)"
     )
@@ -508,7 +533,29 @@ def main(argv: list[str] | None = None) -> None:
     print("Hanamikoji: preparing the engine and every opponent a visitor may pick...", flush=True)
     warm_up(app.state.server.allowed, round_limit)  # compiled before the first visitor, not on them
     print(f"Hanamikoji: open http://{args.host}:{args.port} in a browser (Ctrl-C stops the server)")
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    uvicorn.run(app, **uvicorn_options(args))
+
+
+def uvicorn_options(args: argparse.Namespace) -> dict[str, Any]:
+    """How uvicorn serves: proxy headers only from the proxies the operator trusts."""
+    trusted = args.forwarded_allow_ips
+    return {
+        "host": args.host,
+        "port": args.port,
+        "log_level": "warning",
+        "proxy_headers": trusted is not None,
+        "forwarded_allow_ips": trusted,
+    }
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"must be a port number in [1, 65535], got {text[:20]!r}")
+    return port
 
 
 if __name__ == "__main__":
