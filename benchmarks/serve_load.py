@@ -1,12 +1,16 @@
 """The browser server under load, on loopback: requests/s and latency per endpoint, and memory.
 
-Starts ``hanamikoji-serve``'s app (opponent ``random``) on 127.0.0.1 in its
-own process and runs 1, 50 and 200 clients for ``--seconds`` each; every client
-starts a game, then reads it and moves until it ends, and starts another.
+Starts ``hanamikoji-serve``'s app (opponent ``random``, its per-address limits
+lifted: every client here is 127.0.0.1) on 127.0.0.1 in its own process, as the
+command serves it, and runs 1, 50 and 200 clients for ``--seconds`` each; every
+client starts a game, then reads it and moves until it ends, and starts another.
+``--replays K`` adds K clients that upload the longest of 50 random games' records
+for replay, again and again (a replay-heavy mix: at most 4 are prepared at once,
+the rest are 503s), while ``--idle N`` connections stay open and silent.
 Prints, per client count: requests/s, p50 and p99 latency of each endpoint,
 the errors seen, and the server process's peak RSS.  Loopback only, bounded in time.
 
-Usage: ``python benchmarks/serve_load.py [--seconds 10] [--clients 1,50,200]``
+Usage: ``python benchmarks/serve_load.py [--seconds 10] [--clients 1,50,200] [--replays 10] [--idle 200]``
 """
 
 from __future__ import annotations
@@ -22,12 +26,33 @@ import httpx
 import numpy as np
 import uvicorn
 
-from hanamikoji_env.play.server import create_app
+from hanamikoji_env.play.server import build_parser, create_app, uvicorn_options
 
 
 def _run_server(port: int) -> None:
-    app = create_app("random", max_games=1000, new_games_per_minute=100_000)
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="error")
+    app = create_app("random", max_games=1000, new_games_per_minute=100_000, per_client_games=1000)
+    args = build_parser().parse_args(["--port", str(port)])
+    uvicorn.run(app, **{**uvicorn_options(args), "log_level": "error"})
+
+
+def longest_record() -> str:
+    """The longest of 50 seeded random games' records, as one JSON line."""
+    from hanamikoji_env.play.session import bot_game
+
+    return max((bot_game(("random", "random"), seed, None).to_json() for seed in range(50)), key=len)
+
+
+def replayer(
+    url: str, until: float, line: str, times: dict[str, list[float]], errors: dict[int, int]
+) -> None:
+    with httpx.Client(base_url=url, timeout=60) as http:
+        while time.perf_counter() < until:
+            start = time.perf_counter()
+            response = http.post("/api/replay", content=line, headers={"content-type": "application/json"})
+            times["POST /api/replay"].append(time.perf_counter() - start)
+            if response.status_code != 200:
+                errors[response.status_code] += 1
+                time.sleep(0.05)
 
 
 def serve() -> tuple[str, multiprocessing.Process]:
@@ -81,7 +106,10 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--seconds", type=float, default=10.0)
     p.add_argument("--clients", default="1,50,200")
+    p.add_argument("--replays", type=int, default=0, help="clients uploading replays meanwhile")
+    p.add_argument("--idle", type=int, default=0, help="silent connections held open meanwhile")
     args = p.parse_args()
+    line = longest_record() if args.replays else ""
     url, server = serve()
     with httpx.Client(base_url=url) as http:  # warm up: the first game compiles the engine's kernels
         http.post("/api/games", json={})
@@ -92,10 +120,18 @@ def main() -> None:
         errors: dict[int, int] = defaultdict(int)
         until = time.perf_counter() + args.seconds
         threads = [threading.Thread(target=client, args=(url, until, times, errors)) for _ in range(count)]
+        threads += [
+            threading.Thread(target=replayer, args=(url, until, line, times, errors))
+            for _ in range(args.replays)
+        ]
+        port = int(url.rsplit(":", 1)[1])
+        idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(args.idle)]
         for t in threads:
             t.start()
         for t in threads:
             t.join()
+        for conn in idle:
+            conn.close()
         total = sum(len(v) for v in times.values())
         rss = peak_rss_mb(server.pid)
         for name, values in sorted(times.items()):

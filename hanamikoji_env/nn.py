@@ -26,9 +26,11 @@ interrupted save never leaves a truncated checkpoint behind
 
 from __future__ import annotations
 
+import errno
 import glob
 import os
 import re
+import shutil
 import tempfile
 import warnings
 import zipfile
@@ -161,6 +163,13 @@ def save_checkpoint(path: str | Path, model: PolicyNet, **extra: Any) -> None:
             torch.save(payload, f)
         os.chmod(tmp, 0o644)  # mkstemp makes it private; a checkpoint is an ordinary file
         os.replace(tmp, path)
+    except (OSError, RuntimeError) as e:  # torch reports a full disk as "enforce fail ... unexpected pos"
+        Path(tmp).unlink(missing_ok=True)
+        full = shutil.disk_usage(path.parent).free < 2 * 2**20
+        why = "no space left on the device" if full else str(e).strip().splitlines()[0][:200]
+        error = OSError(f"cannot write {path}: {why}; it is left as it was")
+        error.errno = errno.ENOSPC if full else None
+        raise error from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

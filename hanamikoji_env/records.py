@@ -250,6 +250,11 @@ def write_lines(path: str | os.PathLike[str], lines: Iterable[str]) -> int:
                 f.write(line + "\n")
                 count += 1
         os.replace(tmp, path)
+    except OSError as e:  # a full disk: the file is left as it was, and the message names it
+        Path(tmp).unlink(missing_ok=True)
+        error = OSError(f"cannot write {path}: {e.strerror or e}; it is left as it was")
+        error.errno = e.errno  # one line when printed, the cause still testable
+        raise error from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

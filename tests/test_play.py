@@ -6,10 +6,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import gc
 import json
 import socket
 import threading
 import time
+import weakref
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -516,16 +518,82 @@ def serving(app, *flags: str):
 def test_x_forwarded_for_buys_no_new_quota_unless_the_proxy_is_trusted() -> None:
     import httpx
 
-    def statuses(*flags: str) -> list[int]:
+    session = GameSession("random", seed=6)
+    play_out(session)
+    line = session.record().to_json()
+
+    def statuses(*flags: str) -> list[int]:  # replays: rate-limited like new games, and slot-free
         with serving(create_app("random"), *flags) as url:
             return [
-                httpx.post(f"{url}/api/games", json={"opponent": "random"},
-                           headers={"X-Forwarded-For": f"203.0.113.{k}"}).status_code
+                httpx.post(f"{url}/api/replay", content=line, headers={"content-type": "application/json",
+                           "X-Forwarded-For": f"203.0.113.{k}"}, timeout=30).status_code
                 for k in range(40)
             ]  # fmt: skip
 
     assert statuses() == [200] * 30 + [429] * 10  # every local client shares one quota
     assert statuses("--forwarded-allow-ips", "127.0.0.1") == [200] * 40  # the proxy names each client
+
+
+def test_one_address_holds_a_bounded_share_of_games_watches_and_replays() -> None:
+    client = TestClient(create_app("random", max_games=100))
+    state = client.app.state.server  # type: ignore[attr-defined]
+    for _ in range(10):
+        assert new_game(client)["id"]
+    eleventh = client.post("/api/games", json={})
+    assert eleventh.status_code == 429 and "one address may hold 10 games in play" in eleventh.text
+    state.watchers["testclient"] = 2  # two bot games this address is watching now
+    watch = client.post("/api/watch", json={"players": ["random", "random"]})
+    assert watch.status_code == 429 and "watch 2 bot games at once" in watch.text
+    for _ in range(4):  # every replay slot busy
+        state.replaying.acquire()
+    session = GameSession("random", seed=6)
+    play_out(session)
+    busy = client.post(
+        "/api/replay", content=session.record().to_json(), headers={"content-type": "application/json"}
+    )
+    assert busy.status_code == 503 and "4 replays at once" in busy.text
+    for _ in range(4):
+        state.replaying.release()
+
+
+def test_a_finished_game_keeps_its_view_and_record_not_its_bot() -> None:
+    client = TestClient(create_app("random"))
+    store: GameStore = client.app.state.server.store  # type: ignore[attr-defined]
+    view = new_game(client, seed=3)
+    gid = view["id"]
+    session = weakref.ref(store.games[gid].session)
+    while view["result"] is None:
+        view = client.post(f"/api/games/{gid}/actions", json={"action": view["choices"][0]["action"]}).json()
+    gc.collect()
+    assert session() is None  # the session, its env and its bot are gone
+    assert client.get(f"/api/games/{gid}").json() == view
+    assert client.get(f"/api/games/{gid}/record").text.startswith("{")
+    again = client.post(f"/api/games/{gid}/actions", json={"action": 0})
+    assert again.status_code == 409 and "the game is over" in again.text
+
+
+def test_connections_that_never_finish_a_request_are_closed_and_hold_nobody_up(monkeypatch) -> None:
+    import httpx
+
+    from hanamikoji_env.play import protocol
+
+    monkeypatch.setattr(protocol, "REQUEST_SECONDS", 1.0)
+    with serving(create_app("random")) as url:
+        port = int(url.rsplit(":", 1)[1])
+        idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(200)]
+        half = socket.create_connection(("127.0.0.1", port))
+        half.sendall(b"GET /api/opponents HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # and never the blank line
+        slowest = 0.0
+        for _ in range(20):  # meanwhile everyone else is served at once
+            start = time.perf_counter()
+            assert httpx.get(f"{url}/api/opponents").status_code == 200
+            slowest = max(slowest, time.perf_counter() - start)
+        assert slowest < 1.0, slowest
+        for conn in [half, *idle[:5]]:
+            conn.settimeout(10)
+            assert conn.recv(100) == b""  # closed by the server
+        for conn in [half, *idle]:
+            conn.close()
 
 
 def test_every_reply_forbids_framing_and_foreign_resources() -> None:

@@ -478,3 +478,74 @@ def test_the_cli_lists_every_player_spec_in_its_help_without_importing_torch_to_
     assert out.returncode == 0, out.stderr
     for form in ("search[:samples=N,candidates=N]", "psearch:ckpt=PATH", "os-mcts[:sims=N]", "pretrained"):
         assert form in out.stdout.replace("\n", "").replace(" ", "")
+
+
+def _no_space(*_args, **_kwargs) -> None:
+    raise OSError(28, "No space left on device")
+
+
+def test_a_full_disk_leaves_every_output_whole_or_as_it_was(tmp_path, monkeypatch, capsys) -> None:
+    from hanamikoji_env.tournament import outputs
+
+    out = tmp_path / "out"
+    argv = [
+        "--players",
+        "random",
+        "heuristic",
+        "--games",
+        "2",
+        "--workers",
+        "1",
+        "--no-progress",
+        "--out",
+        str(out),
+    ]
+    main(argv)  # a first run's files
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert set(before) == {"results.json", "pairs.csv", "heatmap.png"}
+    capsys.readouterr()
+
+    def half_then_full(results, path) -> None:  # the csv half written when the disk fills
+        path.write_text("a,b,ga")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(outputs, "_write_pairs", half_then_full)
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 1
+    err = capsys.readouterr().err.strip()
+    assert err == f"error: cannot write {out / 'pairs.csv'}: No space left on device; it is left as it was"
+    assert (out / "pairs.csv").read_bytes() == before["pairs.csv"]  # not a 0-byte or half file
+    assert sorted(p.name for p in out.iterdir()) == sorted(before)  # no temporary left behind
+
+
+def test_a_full_disk_while_saving_records_or_a_checkpoint_is_one_line(tmp_path, monkeypatch) -> None:
+    import shutil
+
+    import torch
+
+    from hanamikoji_env import records
+
+    games = tmp_path / "games.jsonl"
+    games.write_text("kept\n")
+    monkeypatch.setattr(records.os, "replace", _no_space)
+    with pytest.raises(OSError, match=rf"^cannot write {re.escape(str(games))}: No space left on device"):
+        records.write_lines(games, ["{}"])
+    assert games.read_text() == "kept\n" and [p.name for p in tmp_path.iterdir()] == ["games.jsonl"]
+    monkeypatch.undo()
+
+    ckpt = tmp_path / "policy.pt"
+    save_checkpoint(ckpt, PolicyNet(hidden=8, layers=1))
+    kept = ckpt.read_bytes()
+
+    def torch_full(*_args, **_kwargs) -> None:  # what torch says when the disk fills mid-save
+        raise RuntimeError("[enforce fail at inline_container.cc:672] . unexpected pos 1024 vs 980")
+
+    monkeypatch.setattr(torch, "save", torch_full)
+    monkeypatch.setattr(shutil, "disk_usage", lambda _: shutil._ntuple_diskusage(10**9, 10**9, 0))
+    with pytest.raises(OSError, match=rf"^cannot write {re.escape(str(ckpt))}: no space left on the device"):
+        save_checkpoint(ckpt, PolicyNet(hidden=8, layers=1))
+    assert ckpt.read_bytes() == kept and sorted(p.name for p in tmp_path.iterdir()) == [
+        "games.jsonl",
+        "policy.pt",
+    ]

@@ -15,14 +15,21 @@ while one client misbehaves:
   a replay :data:`records.MAX_LINE_BYTES`), refused (413) before it is parsed;
   only ``application/json`` is accepted (415); ``NaN``, ``Infinity`` and numbers
   longer than 20 digits are 422s; an error never echoes more than a short excerpt.
-- **No one waits for another's game.**  Game, bot and replay work runs off the
-  event loop, each game under its own lock; a replay is at most
-  :data:`MAX_REPLAY_DECISIONS` decisions.
-- **Slots.**  At most ``max_games`` games are in play; a finished game frees its
-  slot at once (its record stays downloadable among the latest finished games),
-  and a game with no move for ``idle_seconds`` is dropped (reading a game does not
-  keep it alive; a game nobody has moved in goes after :data:`UNSTARTED_SECONDS`).  A client (by address) starts at most :data:`NEW_GAMES_PER_MINUTE`
-  games a minute (429).
+- **No one waits for another's game.**  Game, bot and replay work (and the
+  encoding of a replay's reply) runs off the event loop, each game under its own
+  lock; a replay is at most :data:`MAX_REPLAY_DECISIONS` decisions, and at most
+  :data:`REPLAYS_AT_ONCE` are prepared at once (503).
+- **Slots.**  At most ``max_games`` games are in play, :data:`PER_CLIENT_GAMES` from
+  one address (429); a finished game frees its slot at once and keeps only its
+  view and record (downloadable among the latest :data:`FINISHED_KEPT`), and a game
+  with no move for ``idle_seconds`` is dropped (reading a game does not keep it
+  alive; a game nobody has moved in goes after :data:`UNSTARTED_SECONDS`).  A
+  client (by address) starts at most :data:`NEW_GAMES_PER_MINUTE` games and replays
+  a minute (429), and watches at most :data:`PER_CLIENT_WATCHES` bot games at once.
+- **Connections.**  A request must arrive whole within
+  :data:`hanamikoji_env.play.protocol.REQUEST_SECONDS`; an idle connection closes
+  :data:`KEEP_ALIVE_SECONDS` after its last reply; at most :data:`MAX_CONNECTIONS`
+  at once (:func:`uvicorn_options`).
 - **Same origin only.**  A request whose ``Host`` is not one this server answers
   to is refused (400), and so is a write whose ``Origin`` is another site (403):
   serve on another host name with ``--allowed-host NAME``.  Every reply forbids
@@ -58,11 +65,11 @@ import math
 import secrets
 import threading
 import time
-from collections import OrderedDict, deque
+from collections import Counter, OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, FastAPI, HTTPException, Request
@@ -88,6 +95,17 @@ NEW_GAMES_PER_MINUTE = 30
 """New games a client may start a minute, played and watched together."""
 WATCHED_AT_ONCE = 4
 """Bot games the server plays for watchers at the same time (each takes a worker thread)."""
+REPLAYS_AT_ONCE = 4
+"""Replays the server prepares at the same time (each takes a worker thread)."""
+PER_CLIENT_GAMES = 10
+"""Games in play one address may hold (a person plays one, or a few in tabs)."""
+PER_CLIENT_WATCHES = 2
+"""Bot games one address may be watching at the same time."""
+KEEP_ALIVE_SECONDS = 5
+"""An idle connection is closed this long after its last response."""
+MAX_CONNECTIONS = 800
+"""Connections and requests in progress at once; beyond, a new request gets 503 (below the usual
+limit of 1,024 open files a process)."""
 UNSTARTED_SECONDS = 300.0
 """A game nobody has moved in is dropped after this long (or ``idle_seconds``, if shorter): a
 client that gave up at once (a timed-out cold start) does not hold a slot for an hour."""
@@ -133,9 +151,18 @@ class _Game:
     session: GameSession
     moved: float
     """When the game was created or last moved (reads do not count)."""
+    client: str = "?"
+    """The address that started it."""
     started: bool = False
     """Whether the person has moved in it yet."""
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class _Finished(NamedTuple):
+    """What a finished game keeps: its last view and its record, not its session and bot."""
+
+    view: dict[str, Any]
+    record: str
 
 
 class GameStore:
@@ -143,9 +170,18 @@ class GameStore:
     records of the latest finished ones."""
 
     def __init__(
-        self, max_games: int, idle_seconds: float, clock: Callable[[], float] = time.monotonic
+        self,
+        max_games: int,
+        idle_seconds: float,
+        clock: Callable[[], float] = time.monotonic,
+        per_client: int = PER_CLIENT_GAMES,
     ) -> None:
-        self.max_games, self.idle_seconds, self.clock = max_games, idle_seconds, clock
+        self.max_games, self.idle_seconds, self.clock, self.per_client = (
+            max_games,
+            idle_seconds,
+            clock,
+            per_client,
+        )
         self.games: OrderedDict[str, _Game] = OrderedDict()
         self.finished: OrderedDict[str, _Game] = OrderedDict()
         self.lock = threading.Lock()
@@ -161,18 +197,22 @@ class GameStore:
         ]:
             del self.games[gid]
 
-    def add(self, session: GameSession) -> str:
+    def add(self, session: GameSession, client: str = "?") -> str:
         with self.lock:
             self._sweep()
             if len(self.games) >= self.max_games:
                 raise HTTPException(
                     503, f"the server holds its limit of {self.max_games} games in play; try again later"
                 )
+            if sum(game.client == client for game in self.games.values()) >= self.per_client:
+                raise HTTPException(
+                    429, f"one address may hold {self.per_client} games in play; finish or leave one first"
+                )
             gid = secrets.token_urlsafe(16)
-            self.games[gid] = _Game(session, self.clock())
+            self.games[gid] = _Game(session, self.clock(), client)
             return gid
 
-    def get(self, gid: str) -> _Game:
+    def get(self, gid: str) -> _Game | _Finished:
         with self.lock:
             self._sweep()
             game = self.games.get(gid) or self.finished.get(gid)
@@ -189,7 +229,9 @@ class GameStore:
         with self.lock:
             game.moved, game.started = self.clock(), True
             if game.session.over and self.games.pop(gid, None) is not None:
-                self.finished[gid] = game
+                self.finished[gid] = _Finished(
+                    view(gid, game.session), game.session.record().to_json() + "\n"
+                )
                 while len(self.finished) > FINISHED_KEPT:
                     self.finished.popitem(last=False)
 
@@ -285,6 +327,12 @@ class Server:
     limiter: RateLimit
     watching: threading.BoundedSemaphore
     hosts: set[str] | None
+    replaying: threading.BoundedSemaphore = field(
+        default_factory=lambda: threading.BoundedSemaphore(REPLAYS_AT_ONCE)
+    )
+    watchers: Counter[str] = field(default_factory=Counter)
+    """Bot games each address is watching now (guarded by ``lock``)."""
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
     def admit(self, request: Request, players: list[str], refusal: str) -> None:
         """A new game, played or watched: only listed bots (never a file a browser names), and
@@ -292,9 +340,10 @@ class Server:
         for spec in players:
             if spec not in self.allowed:
                 raise HTTPException(400, f"{refusal} {self.allowed}, got {_excerpt(spec, 50)!r}")
-        client = request.client.host if request.client else "?"
-        if not self.limiter.allow(client):
-            raise HTTPException(429, f"at most {self.limiter.per_minute} new games a minute from one address")
+        if not self.limiter.allow(client_of(request)):
+            raise HTTPException(
+                429, f"at most {self.limiter.per_minute} new games and replays a minute from one address"
+            )
 
 
 STATIC = resources.files("hanamikoji_env.play") / "static"
@@ -307,6 +356,18 @@ def server(request: Request) -> Server:
 
 def view(gid: str, session: GameSession) -> dict[str, Any]:
     return {"id": gid, **session.view()}
+
+
+def client_of(request: Request) -> str:
+    """The connection's address (a trusted proxy's ``X-Forwarded-For`` only with
+    ``--forwarded-allow-ips``)."""
+    return request.client.host if request.client else "?"
+
+
+def encoded(reply: dict[str, Any]) -> Response:
+    """A JSON reply encoded where this runs (a worker thread for large ones: a replay of a few MB
+    takes the event loop half a second)."""
+    return Response(json.dumps(reply, separators=(",", ":")), media_type="application/json")
 
 
 async def same_origin(request: Request, call_next: Callable) -> Response:
@@ -355,7 +416,7 @@ async def new_game(request: Request) -> dict[str, Any]:
 
     def start() -> dict[str, Any]:
         session = GameSession(chosen, body.seat, body.seed, state.round_limit, source="hanamikoji-serve")
-        return view(state.store.add(session), session)
+        return view(state.store.add(session, client_of(request)), session)
 
     return await run_in_threadpool(start)
 
@@ -363,6 +424,8 @@ async def new_game(request: Request) -> dict[str, Any]:
 @router.get("/api/games/{gid}")
 def get_game(gid: str, request: Request) -> dict[str, Any]:
     game = server(request).store.get(gid)
+    if isinstance(game, _Finished):
+        return game.view
     with game.lock:
         return view(gid, game.session)
 
@@ -373,6 +436,8 @@ async def moved(store: GameStore, gid: str, move: Callable[[GameSession], None])
 
     def act() -> dict[str, Any]:
         game = store.get(gid)
+        if isinstance(game, _Finished):
+            raise HTTPException(409, "the game is over: start a new one")
         with game.lock:
             try:
                 move(game.session)
@@ -404,19 +469,31 @@ async def watch(request: Request) -> dict[str, Any]:
     body = validate(Watch, parse_json(await read_body(request, MAX_BODY_BYTES)))
     state.admit(request, body.players, "players must be among")
 
-    def play_out() -> dict[str, Any]:
-        if not state.watching.acquire(
-            blocking=False
-        ):  # taken in the worker: a cancelled request leaks no slot
-            raise HTTPException(503, f"the server plays {WATCHED_AT_ONCE} bot games at once; try again later")
+    client = client_of(request)
+
+    def play_out() -> Response:
+        with state.lock:
+            if state.watchers[client] >= PER_CLIENT_WATCHES:
+                raise HTTPException(429, f"one address may watch {PER_CLIENT_WATCHES} bot games at once")
+            if not state.watching.acquire(blocking=False):  # in the worker: a cancelled request leaks no slot
+                raise HTTPException(
+                    503, f"the server plays {WATCHED_AT_ONCE} bot games at once; try again later"
+                )
+            state.watchers[client] += 1
         try:
             record = bot_game((body.players[0], body.players[1]), body.seed, state.round_limit)
-            return {
-                "players": list(record.players),
-                "frames": replay_frames(record),
-                "record": record.to_json() + "\n",
-            }
+            return encoded(
+                {
+                    "players": list(record.players),
+                    "frames": replay_frames(record),
+                    "record": record.to_json() + "\n",
+                }
+            )
         finally:
+            with state.lock:
+                state.watchers[client] -= 1
+                if not state.watchers[client]:
+                    del state.watchers[client]
             state.watching.release()
 
     return await run_in_threadpool(play_out)
@@ -425,19 +502,28 @@ async def watch(request: Request) -> dict[str, Any]:
 @router.get("/api/games/{gid}/record")
 def record(gid: str, request: Request) -> Response:
     game = server(request).store.get(gid)
-    with game.lock:
-        if not game.session.over:
-            raise HTTPException(409, "the game is not over: its record would show the hidden cards")
-        line = game.session.record().to_json() + "\n"
+    if isinstance(game, _Finished):
+        line = game.record
+    else:
+        with game.lock:
+            if not game.session.over:
+                raise HTTPException(409, "the game is not over: its record would show the hidden cards")
+            line = game.session.record().to_json() + "\n"
     headers = {"Content-Disposition": f'attachment; filename="hanamikoji-{gid[:8]}.jsonl"'}
     return Response(line, media_type="application/x-ndjson", headers=headers)
 
 
 @router.post("/api/replay")
-async def replay(request: Request) -> dict[str, Any]:
+async def replay(request: Request) -> Response:
+    state = server(request)
+    state.admit(request, [], "")  # replays count against the address's rate like new games
     data = parse_json(await read_body(request, records.MAX_LINE_BYTES))
 
-    def frames() -> dict[str, Any]:
+    def frames() -> Response:
+        if not state.replaying.acquire(blocking=False):
+            raise HTTPException(
+                503, f"the server prepares {REPLAYS_AT_ONCE} replays at once; try again shortly"
+            )
         try:
             record = records.parse_record(data, "the record")
             if len(record.actions) > MAX_REPLAY_DECISIONS:
@@ -447,7 +533,9 @@ async def replay(request: Request) -> dict[str, Any]:
             shown = replay_frames(record)
         except records.RecordError as e:
             raise HTTPException(400, _excerpt(str(e), 300)) from None
-        return {"players": list(record.players), "round_limit": record.round_limit, "frames": shown}
+        finally:
+            state.replaying.release()
+        return encoded({"players": list(record.players), "round_limit": record.round_limit, "frames": shown})
 
     return await run_in_threadpool(frames)
 
@@ -459,6 +547,7 @@ def create_app(
     idle_seconds: float = 3600.0,
     allowed_hosts: list[str] | None = None,
     new_games_per_minute: int = NEW_GAMES_PER_MINUTE,
+    per_client_games: int = PER_CLIENT_GAMES,
 ) -> FastAPI:
     """The app; ``opponent`` (any player spec, checked now) is the default and joins the
     built-in bots a browser may pick: a browser never names a file.  ``allowed_hosts``: the
@@ -471,7 +560,7 @@ def create_app(
         opponent=opponent,
         allowed=list(dict.fromkeys([opponent, *BUILTIN_OPPONENTS])),
         round_limit=round_limit,
-        store=GameStore(max_games, idle_seconds),
+        store=GameStore(max_games, idle_seconds, per_client=per_client_games),
         limiter=RateLimit(new_games_per_minute),
         watching=threading.BoundedSemaphore(WATCHED_AT_ONCE),
         hosts=None if allowed_hosts is None else {h.lower() for h in allowed_hosts},
@@ -537,7 +626,11 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def uvicorn_options(args: argparse.Namespace) -> dict[str, Any]:
-    """How uvicorn serves: proxy headers only from the proxies the operator trusts."""
+    """How uvicorn serves: proxy headers only from the proxies the operator trusts; every request
+    within a deadline (:mod:`hanamikoji_env.play.protocol`), idle keep-alive connections closed
+    after :data:`KEEP_ALIVE_SECONDS`, at most :data:`MAX_CONNECTIONS` at once (503 beyond)."""
+    from hanamikoji_env.play.protocol import DeadlineH11Protocol
+
     trusted = args.forwarded_allow_ips
     return {
         "host": args.host,
@@ -545,6 +638,9 @@ def uvicorn_options(args: argparse.Namespace) -> dict[str, Any]:
         "log_level": "warning",
         "proxy_headers": trusted is not None,
         "forwarded_allow_ips": trusted,
+        "http": DeadlineH11Protocol,
+        "timeout_keep_alive": KEEP_ALIVE_SECONDS,
+        "limit_concurrency": MAX_CONNECTIONS,
     }
 
 

@@ -106,11 +106,18 @@ def main(argv: list[str] | None = None) -> None:
     except RuntimeError as e:
         print(f"error: {e}", file=sys.stderr)
         raise SystemExit(1) from None
-    except (ValueError, OSError) as e:
+    except ValueError as e:
         parser.error(str(e))
+    except OSError as e:  # a player's file unreadable, or the records' disk full
+        print(f"error: {e}", file=sys.stderr)
+        raise SystemExit(1) from None
     print(format_table(results))
     if args.out is not None:
-        write_outputs(results, args.out)
+        try:
+            write_outputs(results, args.out)
+        except OSError as e:
+            print(f"error: {e}", file=sys.stderr)
+            raise SystemExit(1) from None
         print(f"\nwrote {args.out / 'results.json'}, pairs.csv and heatmap.png")
     else:
         print("\nnothing was saved: pass --out DIR to keep results.json, pairs.csv and heatmap.png")

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import csv
 import json
+import os
+import secrets
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -46,27 +49,49 @@ def check_writable(out: Path, option: str = "--out") -> None:
 
 
 def write_outputs(results: dict[str, Any], out: Path) -> None:
+    """``results.json``, ``pairs.csv`` and ``heatmap.png`` in ``out``, each written to a temporary
+    file renamed into place: a failure (a full disk) leaves each file whole or as it was, and
+    ``OSError`` names the file."""
     out.mkdir(parents=True, exist_ok=True)
-    tmp = out / "results.json.tmp"
-    tmp.write_text(json.dumps(results, indent=2))
-    tmp.replace(out / "results.json")
-    with open(out / "pairs.csv", "w", newline="") as f:
+    _atomic(out / "results.json", lambda tmp: tmp.write_text(json.dumps(results, indent=2)))
+    _atomic(out / "pairs.csv", lambda tmp: _write_pairs(results, tmp))
+    _atomic(out / "heatmap.png", lambda tmp: heatmap(results, tmp))
+
+
+def _atomic(path: Path, write: Callable[[Path], object]) -> None:
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        error = OSError(f"cannot write {path}: {e.strerror or e}; it is left as it was")
+        error.errno = e.errno  # one line when printed, the cause still testable
+        raise error from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+_PAIR_COLUMNS = [
+    "a",
+    "b",
+    "games",
+    "wins",
+    "draws",
+    "losses",
+    "win_rate",
+    "ci95_low",
+    "ci95_high",
+    "elo_a",
+    "elo_b",
+]
+
+
+def _write_pairs(results: dict[str, Any], path: Path) -> None:
+    with open(path, "w", newline="") as f:
         writer = csv.writer(f)
-        writer.writerow(
-            [
-                "a",
-                "b",
-                "games",
-                "wins",
-                "draws",
-                "losses",
-                "win_rate",
-                "ci95_low",
-                "ci95_high",
-                "elo_a",
-                "elo_b",
-            ]
-        )
+        writer.writerow(_PAIR_COLUMNS)
         for r in results["pairs"]:
             writer.writerow(
                 [
@@ -83,7 +108,6 @@ def write_outputs(results: dict[str, Any], out: Path) -> None:
                     f"{results['elo'][r['b']]:.1f}",
                 ]
             )
-    heatmap(results, out / "heatmap.png")
 
 
 def heatmap(results: dict[str, Any], path: Path) -> None:
@@ -105,5 +129,7 @@ def heatmap(results: dict[str, Any], path: Path) -> None:
                 ax.text(j, i, f"{m[i, j]:.2f}", ha="center", va="center", fontsize=9, color=ink)
     ax.set_title(f"win rate of row vs column ({results['games_per_pair']} games per pair)")
     fig.colorbar(im, ax=ax, fraction=0.046)
-    fig.savefig(path, dpi=110, bbox_inches="tight")  # long player names widen the figure, not clip
+    fig.savefig(
+        path, dpi=110, bbox_inches="tight", format="png"
+    )  # long player names widen the figure, not clip
     plt.close(fig)
