@@ -29,6 +29,7 @@ from __future__ import annotations
 import errno
 import glob
 import os
+import pickletools
 import re
 import shutil
 import tempfile
@@ -195,6 +196,7 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     if not path.is_file():
         raise CheckpointError(f"checkpoint {path} does not exist or is not a file")
     _check_unpacked_size(path)
+    _check_pickle(path)
     try:
         with warnings.catch_warnings():  # torch's notes on old pickle protocols: the load below decides
             warnings.simplefilter("ignore", UserWarning)
@@ -244,7 +246,84 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
                 f"{k} {found.get(k, 'missing')} (expected {expected.get(k, 'none')})" for k in wrong[:5]
             )
         )
+    hollow = next(
+        (k for k, v in state.items() if not v.is_contiguous() or v.untyped_storage().nbytes() < v.nbytes),
+        None,
+    )
+    if hollow is not None:  # e.g. a zero-stride view of one number: a few KB of file, GBs once copied
+        raise CheckpointError(f"{path}: tensor {hollow} is not stored whole in the file (a crafted view)")
     return data
+
+
+MAX_PICKLE_DEPTH = 24
+"""The deepest nesting of containers a checkpoint's pickle may build (the shipped ones: 6).  Deeper,
+tuples that share their children make hashing one dict key cost 2**depth steps inside
+``torch.load``, which nothing can interrupt."""
+MAX_PICKLE_OPS = 2_000_000
+"""The most pickle instructions a checkpoint's object tree may take (the shipped one: 1,400)."""
+
+_BUILDS = {"TUPLE", "LIST", "DICT", "FROZENSET", "OBJ", "INST"}  # pop to the MARK, push one
+_ADDS = {"APPENDS", "SETITEMS", "ADDITEMS"}  # pop to the MARK into the object below it
+_PAIRS = {"TUPLE1": 1, "TUPLE2": 2, "TUPLE3": 3, "REDUCE": 2, "NEWOBJ": 2, "BUILD": 2, "APPEND": 2,
+          "SETITEM": 3, "NEWOBJ_EX": 3, "STACK_GLOBAL": 2}  # fmt: skip
+_STACK_ONLY = {"MARK", "POP", "POP_MARK", "DUP", "PUT", "BINPUT", "LONG_BINPUT", "MEMOIZE", "GET", "BINGET",
+               "LONG_BINGET", "STOP", "PROTO", "FRAME", "PERSID", "BINPERSID"}  # fmt: skip
+
+
+def _check_pickle(path: Path) -> None:
+    """:class:`CheckpointError` when the pickle of the checkpoint's object tree nests containers deeper
+    than :data:`MAX_PICKLE_DEPTH` or takes more than :data:`MAX_PICKLE_OPS` instructions: read
+    with ``pickletools`` (nothing is built), before ``torch.load`` could spend hours hashing it."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            name = next((n for n in archive.namelist() if n.endswith("/data.pkl")), None)
+            if name is None:
+                return  # not torch's format: torch.load refuses it
+            stream = archive.read(name)
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return  # a legacy or foreign file: bounded by its size, refused by torch.load's own checks
+    depths: list[int] = []  # the nesting depth of each object on the pickle's stack (-1: a MARK)
+    memo: dict[object, int] = {}
+    try:
+        for count, (op, arg, _) in enumerate(pickletools.genops(stream)):
+            if count > MAX_PICKLE_OPS:
+                raise CheckpointError(f"{path}: its object tree takes over {MAX_PICKLE_OPS:,} pickle steps")
+            kind = op.name
+            if kind == "MARK":
+                depths.append(-1)
+            elif kind in _BUILDS or kind in _ADDS:
+                mark = len(depths) - 1 - depths[::-1].index(-1)
+                inner = max(depths[mark + 1 :], default=0)
+                del depths[mark:]
+                if kind in _ADDS:
+                    depths[-1] = max(depths[-1], inner + 1)
+                else:
+                    depths.append(inner + 1)
+            elif kind in _PAIRS:
+                taken = [depths.pop() for _ in range(_PAIRS[kind])]
+                depths.append(max(taken) + (kind != "STACK_GLOBAL"))
+            elif kind in ("PUT", "BINPUT", "LONG_BINPUT", "MEMOIZE"):
+                memo[arg if kind != "MEMOIZE" else len(memo)] = depths[-1]
+            elif kind in ("GET", "BINGET", "LONG_BINGET"):
+                depths.append(memo[arg])
+            elif kind in ("POP", "BINPERSID"):
+                depths.pop()
+                if kind == "BINPERSID":
+                    depths.append(0)
+            elif kind == "POP_MARK":
+                del depths[len(depths) - 1 - depths[::-1].index(-1) :]
+            elif kind == "DUP":
+                depths.append(depths[-1])
+            elif kind not in _STACK_ONLY:
+                depths.append(0)  # a number, string, None, bool, global, empty container
+            if depths and depths[-1] > MAX_PICKLE_DEPTH:
+                raise CheckpointError(
+                    f"{path}: its object tree nests deeper than {MAX_PICKLE_DEPTH} levels (a crafted file)"
+                )
+    except (ValueError, IndexError, KeyError) as e:  # a malformed stream: torch.load will say how
+        if isinstance(e, CheckpointError):
+            raise
+        return
 
 
 def _check_unpacked_size(path: Path) -> None:
