@@ -4,7 +4,7 @@ Starts ``hanamikoji-serve``'s app (opponent ``random``, its per-address limits
 lifted: every client here is 127.0.0.1) on 127.0.0.1 in its own process, as the
 command serves it, and runs 1, 50 and 200 clients for ``--seconds`` each; every
 client starts a game, then reads it and moves until it ends, and starts another.
-``--replays K`` adds K clients that upload the longest of 50 random games' records
+``--replays K`` adds K clients that upload the longest of 300 random games' records
 for replay, again and again (a replay-heavy mix: at most 4 are prepared at once,
 the rest are 503s), while ``--idle N`` connections stay open and silent.
 Prints, per client count: requests/s, p50 and p99 latency of each endpoint,
@@ -36,10 +36,10 @@ def _run_server(port: int) -> None:
 
 
 def longest_record() -> str:
-    """The longest of 50 seeded random games' records, as one JSON line."""
+    """The longest of 300 seeded random games' records, as one JSON line."""
     from hanamikoji_env.play.session import bot_game
 
-    return max((bot_game(("random", "random"), seed, None).to_json() for seed in range(50)), key=len)
+    return max((bot_game(("random", "random"), seed, None).to_json() for seed in range(300)), key=len)
 
 
 def replayer(
