@@ -30,8 +30,8 @@ PART_CODE = {
     "engine": "from hanamikoji_env.bots.spec import parse_player as p; from hanamikoji_env.games import play_game; "
     "play_game((p('random').make(0), p('random').make(1)), 0, None)",
     "batch": "import numpy as np; from hanamikoji_env.vector import VectorHanamikoji, random_actions; "
-    "v = VectorHanamikoji(4, seed=0); obs, _ = v.reset(); rng = np.random.default_rng(0)\n"
-    "for _ in range(60): obs, *_ = v.step(random_actions(obs['action_mask'], rng))",
+    "v = VectorHanamikoji(4, seed=0); obs, mask, _ = v.reset(); rng = np.random.default_rng(0)\n"
+    "for _ in range(60): obs, mask, *_ = v.step(random_actions(mask, rng))",
     "heuristic": "from hanamikoji_env.bots.spec import parse_player as p; from hanamikoji_env.games import play_game; "
     "play_game((p('heuristic').make(0), p('random').make(1)), 0, None)",
     "search": "from hanamikoji_env.bots.spec import parse_player as p; from hanamikoji_env.games import play_game; "

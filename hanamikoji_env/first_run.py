@@ -27,18 +27,18 @@ class Part(NamedTuple):
 
 PARTS = {
     "engine": Part(
-        "the engine", 6.0, ("hanamikoji_env.engine:play", "hanamikoji_env.observation:encode_row")
+        "the engine", 4.0, ("hanamikoji_env.engine:play", "hanamikoji_env.observation:encode_row")
     ),
     "batch": Part(
         "the batch engine",
-        5.0,
+        3.0,
         ("hanamikoji_env.vector:_apply_all", "hanamikoji_env.observation:encode_rows"),
     ),
-    "heuristic": Part("the heuristic bot", 9.0, ("hanamikoji_env.bots.heuristic:_heuristic_rows",)),
-    "search": Part("the search bot", 22.0, ("hanamikoji_env.bots.search:_search_rows",)),
+    "heuristic": Part("the heuristic bot", 10.0, ("hanamikoji_env.bots.heuristic:_heuristic_rows",)),
+    "search": Part("the search bot", 15.0, ("hanamikoji_env.bots.search:_search_rows",)),
     "playouts": Part(
         "the playouts",
-        6.0,
+        4.0,
         ("hanamikoji_env.simulate:_apply_sequences", "hanamikoji_env.simulate:_round_values"),
     ),
 }
