@@ -81,6 +81,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 from hanamikoji_env import records
 from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.bots.spec import parse_player
+from hanamikoji_env.excerpt import clip
 from hanamikoji_env.first_run import warm_up
 from hanamikoji_env.play.session import GameSession, bot_game, replay_frames
 from hanamikoji_env.rules import check_round_limit
@@ -280,7 +281,7 @@ def parse_json(body: bytes) -> Any:
     try:
         return json.loads(body, parse_constant=_number, parse_int=_int, parse_float=_float)
     except (ValueError, RecursionError) as e:  # JSONDecodeError is a ValueError
-        raise HTTPException(422, f"the body is not valid JSON: {_excerpt(str(e))}") from None
+        raise HTTPException(422, f"the body is not valid JSON: {clip(str(e), 120)}") from None
 
 
 def validate(model: type[BaseModel], data: Any) -> Any:
@@ -291,11 +292,7 @@ def validate(model: type[BaseModel], data: Any) -> Any:
         problems = "; ".join(
             f"{'.'.join(str(x) for x in err['loc']) or 'body'}: {err['msg']}" for err in e.errors()[:5]
         )
-        raise HTTPException(422, _excerpt(problems, 300)) from None
-
-
-def _excerpt(text: str, limit: int = 120) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+        raise HTTPException(422, clip(problems, 300)) from None
 
 
 async def read_body(request: Request, limit: int) -> bytes:
@@ -303,7 +300,7 @@ async def read_body(request: Request, limit: int) -> bytes:
     unless it is declared ``application/json``."""
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind != "application/json":
-        raise HTTPException(415, f"send the body as application/json, not {_excerpt(kind or 'nothing', 40)}")
+        raise HTTPException(415, f"send the body as application/json, not {clip(kind or 'nothing', 40)}")
     declared = request.headers.get("content-length")
     if declared is not None and (not declared.isdigit() or len(declared) > 12 or int(declared) > limit):
         raise HTTPException(413, f"a request body here is at most {limit} bytes")
@@ -339,7 +336,7 @@ class Server:
         at most ``limiter.per_minute`` a minute from one address."""
         for spec in players:
             if spec not in self.allowed:
-                raise HTTPException(400, f"{refusal} {self.allowed}, got {_excerpt(spec, 50)!r}")
+                raise HTTPException(400, f"{refusal} {self.allowed}, got {clip(spec, 50)!r}")
         if not self.limiter.allow(client_of(request)):
             raise HTTPException(
                 429, f"at most {self.limiter.per_minute} new games and replays a minute from one address"
@@ -442,7 +439,7 @@ async def moved(store: GameStore, gid: str, move: Callable[[GameSession], None])
             try:
                 move(game.session)
             except ValueError as e:
-                raise HTTPException(400, _excerpt(str(e), 300)) from None
+                raise HTTPException(400, clip(str(e), 300)) from None
             store.moved(gid, game)
             return view(gid, game.session)
 
@@ -532,7 +529,7 @@ async def replay(request: Request) -> Response:
                 )
             shown = replay_frames(record)
         except records.RecordError as e:
-            raise HTTPException(400, _excerpt(str(e), 300)) from None
+            raise HTTPException(400, clip(str(e), 300)) from None
         finally:
             state.replaying.release()
         return encoded({"players": list(record.players), "round_limit": record.round_limit, "frames": shown})
