@@ -34,8 +34,8 @@ PARTS = {
         3.0,
         ("hanamikoji_env.vector:_apply_all", "hanamikoji_env.observation:encode_rows"),
     ),
-    "heuristic": Part("the heuristic bot", 10.0, ("hanamikoji_env.bots.heuristic:_heuristic_rows",)),
-    "search": Part("the search bot", 15.0, ("hanamikoji_env.bots.search:_search_rows",)),
+    "heuristic": Part("the heuristic bot", 8.0, ("hanamikoji_env.bots.heuristic:_heuristic_rows",)),
+    "search": Part("the search bot", 7.0, ("hanamikoji_env.bots.search:_search_rows",)),
     "playouts": Part(
         "the playouts",
         4.0,

@@ -67,6 +67,34 @@ def test_heuristic_bot_plays_its_batch_kernel_row_by_row() -> None:
     assert single == bot.act_batch(obs, mask).tolist()
 
 
+@pytest.mark.parametrize("rows", [0, 1, 255, 256, 1001])
+def test_row_threads_cover_every_row_once_with_any_thread_count(rows: int) -> None:
+    """``run_rows`` splits a batch over numba's threads: every row once, the result independent
+    of the thread count (the bots' batches, in place of a parallel kernel to compile)."""
+    import numba
+
+    from hanamikoji_env.bots.base import run_rows
+
+    @numba.njit(nogil=True)
+    def double(x, out, add):
+        for i in range(x.shape[0]):
+            out[i] += 2 * x[i] + add
+
+    x = np.arange(rows, dtype=np.int64)
+    before = numba.get_num_threads()
+    results = []
+    try:
+        for threads in sorted({1, numba.config.NUMBA_NUM_THREADS}):
+            numba.set_num_threads(threads)
+            out = np.zeros(rows, dtype=np.int64)
+            run_rows(double, (x, out), 1, min_rows=128)
+            results.append(out)
+    finally:
+        numba.set_num_threads(before)
+    for out in results:
+        assert out.tolist() == (2 * x + 1).tolist()
+
+
 def test_search_batches_play_like_one_bot_per_game() -> None:
     """Rows with their own generator and plan give the moves a bot of their own gives."""
     obs, mask = varied_positions(120, seed=5)

@@ -306,7 +306,7 @@ def test_first_only_plays_the_first_player_against_the_field() -> None:
 @pytest.mark.slow
 def test_pool_workers_give_torch_and_numba_one_thread() -> None:
     """A worker's torch (imported after the pool initializer) runs one thread, and so do the bots'
-    parallel kernels: workers are one per core."""
+    batches: workers are one per core."""
     code = (
         "from hanamikoji_env.tournament.schedule import _init_worker; _init_worker(); "
         "import torch, numba; print(torch.get_num_threads(), numba.get_num_threads())"
@@ -320,7 +320,7 @@ def test_pool_workers_give_torch_one_thread_when_the_main_script_imported_it(tmp
     """A spawned worker imports the parent's main script first: torch and numba may be there before
     the initializer runs (torch was, in a benchmark, and four threads on two cores made games 7x
     slower; numba was, in another, and changing its thread count from the environment then broke
-    the first parallel kernel)."""
+    the first parallel kernel, when the bots had one)."""
     script = tmp_path / "main_with_torch.py"
     script.write_text(
         "import os\n"
@@ -334,7 +334,7 @@ def test_pool_workers_give_torch_one_thread_when_the_main_script_imported_it(tmp
         "from hanamikoji_env.vector import VectorHanamikoji\n"
         "from hanamikoji_env.bots import HeuristicBot\n"
         "def threads():\n"
-        "    obs, mask, _ = VectorHanamikoji(300, seed=0).reset()  # a batch for the parallel kernel\n"
+        "    obs, mask, _ = VectorHanamikoji(300, seed=0).reset()  # a batch big enough to spread over threads\n"
         "    assert len(HeuristicBot(0).act_batch(obs, mask)) == 300\n"
         "    assert numba.njit(lambda x: x + 1)(1) == 2  # a compilation re-reads numba's settings\n"
         "    return torch.get_num_threads(), numba.get_num_threads()\n"

@@ -72,7 +72,7 @@ class CollectorWorker:
 
     def __init__(self, config: dict[str, Any], index: int, num_envs: int) -> None:
         torch.set_num_threads(1)  # one core per worker
-        numba.set_num_threads(1)  # the bots' parallel kernels too
+        numba.set_num_threads(1)  # the bots' row threads too
         cfg = Config.from_dict(config, check_files=False)
         model = PolicyNet(cfg.hidden, cfg.layers, cfg.observation_version)
         critic = OracleCritic(cfg.hidden, cfg.layers) if cfg.critic == "oracle" else None

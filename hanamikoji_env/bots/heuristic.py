@@ -33,7 +33,7 @@ compares the two over 100,000 positions).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from hanamikoji_env.actions import (
     CARD_BASE,
@@ -50,7 +50,7 @@ from hanamikoji_env.actions import (
     TOKEN_SIZES,
     TRADEOFF,
 )
-from hanamikoji_env.bots.base import Bot, check_batch
+from hanamikoji_env.bots.base import Bot, check_batch, run_rows
 from hanamikoji_env.engine import COMP_PHASE, GIFT_PHASE, SELECT_PHASE, SPLIT_PHASE, TOKEN_PHASE
 from hanamikoji_env.observation import (
     O_HAND,
@@ -194,7 +194,8 @@ def _score_option(pos, token, c, share, used, to_me, to_opp, memo):
         for k in range(_SIZES[GIFT]):
             if k > 0 and c[k] == c[k - 1]:
                 continue
-            to_me[:] = used
+            for g in range(NUM_GEISHAS):  # loops, not array slices: no shape-check code to compile
+                to_me[g] = used[g]
             to_me[c[k]] -= 1.0
             to_opp[:] = 0.0
             to_opp[c[k]] = 1.0
@@ -241,8 +242,8 @@ def plans_row(o, pos, tokens, prefix, n_prefix, plan_token, plan_cards, plan_sco
             return -1
         share = _my_share(o, token)
         memo[:] = np.nan
-        seq[:] = -1
-        seq[:n_prefix] = prefix[:n_prefix]
+        for x in range(4):
+            seq[x] = prefix[x] if x < n_prefix else -1
         # non-decreasing card sequences in lexicographic order: a depth-first walk
         at = n_prefix
         cur[at] = prefix[n_prefix - 1] if n_prefix > 0 else 0
@@ -262,7 +263,8 @@ def plans_row(o, pos, tokens, prefix, n_prefix, plan_token, plan_cards, plan_sco
                 if count == plan_token.shape[0]:
                     return -1
                 plan_token[count] = token
-                plan_cards[count, :] = seq
+                for x in range(4):
+                    plan_cards[count, x] = seq[x]
                 plan_score[count] = _score_option(pos, token, seq, share, used, to_me, to_opp, memo)
                 count += 1
                 cur[at] = g + 1
@@ -359,7 +361,7 @@ def _competition_answer(o, pos, mask):
     return COMP_TAKE_A if take_a >= take_b - TIE_TOL else COMP_TAKE_B
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def heuristic_row(o, m):
     """The heuristic's action for observation row ``o`` and mask ``m`` (-1 if the row is not a
     consistent decision of the player to move)."""
@@ -398,21 +400,15 @@ def heuristic_row(o, m):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _heuristic_rows(obs, mask, out):
-    for i in range(obs.shape[0]):
+    for i in range(obs.shape[0]):  # rows are independent: the same results on any thread
         out[i] = heuristic_row(obs[i], mask[i])
 
 
-@njit(cache=True, parallel=True)
-def _heuristic_rows_parallel(obs, mask, out):
-    for i in prange(obs.shape[0]):  # rows are independent: the same results on any thread
-        out[i] = heuristic_row(obs[i], mask[i])
-
-
-PARALLEL_ROWS = 256
-"""Batches from this many rows up are spread over numba's threads (smaller ones would wait
-longer for the threads than they save)."""
+PARALLEL_ROWS = 128
+"""Batches with this many rows per thread are spread over numba's threads (smaller ones would
+wait longer for the threads than they save)."""
 
 
 def heuristic_actions(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -421,7 +417,7 @@ def heuristic_actions(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
     malformed batch."""
     obs, mask = check_batch(obs, mask)
     out = np.empty(obs.shape[0], dtype=np.int64)
-    (_heuristic_rows_parallel if len(obs) >= PARALLEL_ROWS else _heuristic_rows)(obs, mask, out)
+    run_rows(_heuristic_rows, (obs, mask, out), min_rows=PARALLEL_ROWS)
     return checked_actions(out, mask, "heuristic")
 
 

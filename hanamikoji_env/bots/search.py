@@ -37,10 +37,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from hanamikoji_env.actions import CARD_BASE, NUM_ACTIONS, NUM_TOKENS
-from hanamikoji_env.bots.base import Bot, Option, check_batch
+from hanamikoji_env.bots.base import Bot, Option, check_batch, run_rows
 from hanamikoji_env.bots.heuristic import MAX_PLANS, checked_actions, plans_row, position
 from hanamikoji_env.engine import SELECT_PHASE, TOKEN_PHASE, WIDTH, ZERO
 from hanamikoji_env.infoset import determinize_row
@@ -95,7 +95,8 @@ def _evaluate(o, sequences, lengths, k, samples, rng, round_limit, values):
     m = np.zeros(NUM_ACTIONS, dtype=np.int8)
     values[:k] = 0.0
     for _ in range(samples):
-        order[:] = pool[:n]
+        for j in range(n):  # loops, not array slices: no shape-check code to compile
+            order[j] = pool[j]
         for j in range(n - 1, 0, -1):  # Fisher-Yates
             r = int(_uniform(rng) * (j + 1))
             order[j], order[r] = order[r], order[j]
@@ -104,7 +105,8 @@ def _evaluate(o, sequences, lengths, k, samples, rng, round_limit, values):
         for t in range(PLAYOUT_STEPS):
             u[t] = _uniform(rng)
         for c in range(k):
-            work[0, :] = base[0, :]
+            for j in range(WIDTH):
+                work[0, j] = base[0, j]
             if not apply_sequence_row(work, ZERO, sequences[c], lengths[c], round_limit, m):
                 return False
             playout_row(work, ZERO, u, round_limit, m)
@@ -133,7 +135,7 @@ def _best(values, k, rng):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _search_plans(o, tokens, prefix, n_prefix, select, samples, candidates, rng, round_limit, plan):
     """Search the heuristic's best plans (tokens flagged in ``tokens``, cards starting with
     ``prefix``); the chosen one's token and cards go to ``plan[2:]``; False if inconsistent."""
@@ -145,7 +147,13 @@ def _search_plans(o, tokens, prefix, n_prefix, select, samples, candidates, rng,
     count = plans_row(o, pos, tokens, prefix, n_prefix, plan_token, plan_cards, plan_score)
     if count <= 0:
         return False
-    order = np.argsort(-plan_score[:count], kind="mergesort")  # best first; ties in list order
+    order = np.zeros(count, dtype=np.int64)  # best first, ties in list order: an insertion sort
+    for j in range(count):
+        x = j
+        while x > 0 and plan_score[order[x - 1]] < plan_score[j]:
+            order[x] = order[x - 1]
+            x -= 1
+        order[x] = j
     k = min(candidates, count)
     chosen = order[0]
     if k > 1:
@@ -169,21 +177,24 @@ def _search_plans(o, tokens, prefix, n_prefix, select, samples, candidates, rng,
             values[c] += PRIOR * plan_score[order[c]]
         chosen = order[_best(values, k, rng)]
     plan[2] = plan_token[chosen]
-    plan[3:] = plan_cards[chosen]
+    for x in range(4):
+        plan[3 + x] = plan_cards[chosen, x]
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def search_row(o, m, plan, key, samples, candidates, round_limit):
     """SearchBot's action for observation row ``o`` and mask ``m`` (see the module docstring),
     its game's plan in ``plan`` (read and updated); -1 if ``o`` is not a consistent decision."""
-    rng = np.full(1, key, dtype=np.uint64)
+    rng = np.zeros(1, dtype=np.uint64)
+    rng[0] = key
     phase = decision_phase(o)
     select = phase == SELECT_PHASE  # typed, as ZERO: a literal compiles _search_plans twice
     turn = turns_played(o)
     rnd = entry(o, O_ROUND)
     tokens = np.zeros(NUM_TOKENS, dtype=np.int64)
     prefix = np.zeros(4, dtype=np.int64)
+    n = ZERO
     if phase == SELECT_PHASE:
         token = one_hot(o, O_TOKEN, NUM_TOKENS)
         n = cards(o, O_SEL, prefix)
@@ -192,23 +203,32 @@ def search_row(o, m, plan, key, samples, candidates, round_limit):
         same = plan[0] == rnd and plan[1] == turn and plan[2] == token and plan[3 + n] >= 0
         for x in range(n):
             same = same and plan[3 + x] == prefix[x]
-        if not same:  # no plan for this very turn (e.g. handed a position mid-turn): plan from here
-            tokens[token] = 1
-            plan[0], plan[1] = rnd, turn
-            if not _search_plans(o, tokens, prefix, n, select, samples, candidates, rng, round_limit, plan):
-                return -1
-        return CARD_BASE + plan[3 + n]
-    legal = np.flatnonzero(m)
-    if len(legal) == 1:
-        return legal[0]
-    if phase == TOKEN_PHASE:
+        if same:
+            return CARD_BASE + plan[3 + n]
+        # no plan for this very turn (e.g. handed a position mid-turn): plan from here
+        tokens[token] = 1
+    else:
+        legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
+        k = 0
+        for a in range(NUM_ACTIONS):
+            if m[a]:
+                legal[k] = a
+                k += 1
+        if k == 1:
+            return legal[0]
+        if phase != TOKEN_PHASE:
+            return _search_answers(o, legal[:k], samples, rng, round_limit)
         for t in range(NUM_TOKENS):
             tokens[t] = m[t]
-        plan[0], plan[1] = rnd, turn
-        if not _search_plans(o, tokens, prefix, ZERO, select, samples, candidates, rng, round_limit, plan):
-            return -1
-        return plan[2]
-    # a split or an answer: every legal action is a candidate
+    plan[0], plan[1] = rnd, turn
+    if not _search_plans(o, tokens, prefix, n, select, samples, candidates, rng, round_limit, plan):
+        return -1
+    return CARD_BASE + plan[3 + n] if select else plan[2]
+
+
+@njit(cache=True, inline="always")
+def _search_answers(o, legal, samples, rng, round_limit):
+    """At a split or an answer every legal action is a candidate: the best one."""
     k = len(legal)
     sequences = np.zeros((k, 1), dtype=np.int64)
     lengths = np.ones(k, dtype=np.int64)
@@ -220,15 +240,9 @@ def search_row(o, m, plan, key, samples, candidates, round_limit):
     return legal[_best(values, k, rng)]
 
 
-@njit(cache=True)
-def _search_rows(obs, mask, plans, keys, samples, candidates, round_limit, out):
-    for i in range(obs.shape[0]):
-        out[i] = search_row(obs[i], mask[i], plans[i], keys[i], samples, candidates, round_limit)
-
-
-@njit(cache=True, parallel=True)
-def _search_rows_parallel(obs, mask, plans, keys, samples, candidates, round_limit, out):
-    for i in prange(obs.shape[0]):  # rows are independent: one per thread, same results
+@njit(cache=True, nogil=True)
+def _search_rows(obs, mask, plans, keys, out, samples, candidates, round_limit):
+    for i in range(obs.shape[0]):  # rows are independent: the same results on any thread
         out[i] = search_row(obs[i], mask[i], plans[i], keys[i], samples, candidates, round_limit)
 
 
@@ -254,10 +268,7 @@ def search_actions(
     SearchBot.check_option("samples", samples)
     SearchBot.check_option("candidates", candidates)
     out = np.empty(n, dtype=np.int64)
-    # one row (a game on the AEC env, a tournament's move) needs no thread pool, and skipping it
-    # saves its compilation (about a fifth of the bot's) on a first run
-    rows = _search_rows_parallel if n > 1 else _search_rows
-    rows(obs, mask, plans, keys, samples, candidates, round_limit or 0, out)
+    run_rows(_search_rows, (obs, mask, plans, keys, out), samples, candidates, round_limit or 0, min_rows=1)
     return checked_actions(out, mask, "search")
 
 

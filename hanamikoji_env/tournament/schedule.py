@@ -143,8 +143,8 @@ def _play_lockstep(task: Task, a: Bot, b: Bot) -> list[GameResult]:
 
 def _init_worker() -> None:
     """Pool workers run one per core: torch (imported later, by checkpoint players), numpy's BLAS
-    and numba's parallel kernels (the bots') get one thread each instead of one per core, which
-    would oversubscribe the machine.
+    and numba's thread count (the bots' batches, ``bots.base.run_rows``) get one thread each
+    instead of one per core, which would oversubscribe the machine.
     A spawned worker first imports the parent's main module; where that imported torch, its
     thread count is already set (to the number of cores), so it is set to one here as well.
     Ctrl-C is the parent's to handle: a worker ignores SIGINT and is terminated by the parent.
@@ -156,7 +156,7 @@ def _init_worker() -> None:
         os.environ[var] = "1"
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(1)
-    # the bots' parallel kernels: one thread too.  Not through NUMBA_NUM_THREADS: numba re-reads
+    # the bots' row threads (bots.base.run_rows): one thread too.  Not through NUMBA_NUM_THREADS: numba re-reads
     # it at every compilation and refuses a change once its threads run.
     numba.set_num_threads(1)
 
