@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import extra
@@ -60,8 +61,8 @@ def server() -> Iterator[str]:
     thread.join(10)
 
 
-def _launch(p: object) -> object:
-    return p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)  # type: ignore[attr-defined]
+def _launch(p: Any) -> Any:
+    return p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
 
 HARNESS = {"bypass_csp": True}
@@ -70,129 +71,243 @@ through ``eval``: the page's own policy forbids that.  The page itself is checke
 in :func:`test_the_page_plays_under_its_own_content_security_policy`."""
 
 
-def _no_horizontal_overflow(page: object, width: int) -> None:
+def _no_horizontal_overflow(page: Any, width: int) -> None:
     """Nothing on the page is wider than the viewport (a phone shows no sideways scrolling)."""
-    wide = page.evaluate(  # type: ignore[attr-defined]
+    wide = page.evaluate(
         """(width) => [...document.querySelectorAll('body *')]
             .filter((n) => n.getClientRects().length && n.getBoundingClientRect().right > width + 1)
             .map((n) => n.tagName + '#' + n.id + '.' + n.className)""",
         width,
     )
-    assert page.evaluate("document.documentElement.scrollWidth") <= width, wide  # type: ignore[attr-defined]
+    assert page.evaluate("document.documentElement.scrollWidth") <= width, wide
     assert not wide, wide
 
 
-def _download_record(page: object, button: str, path: Path) -> records.GameRecord:
+def _download_record(page: Any, button: str, path: Path) -> records.GameRecord:
     """Click ``button``, save the record it downloads to ``path``; it must hold one verified game."""
-    with page.expect_download() as download:  # type: ignore[attr-defined]
-        page.click(button)  # type: ignore[attr-defined]
+    with page.expect_download() as download:
+        page.click(button)
     download.value.save_as(path)
     (record,) = list(records.read_records(path))
     records.verify(record)
     return record
 
 
-def _wait_render(page: object, before: str) -> None:
-    page.wait_for_function(f"document.body.dataset.renders !== '{before}'")  # type: ignore[attr-defined]
+def _wait_render(page: Any, before: str) -> None:
+    """Until the next view is shown (the opponent's moves played out), or a round-end screen asks
+    to be read first."""
+    page.wait_for_function(
+        f"(document.body.dataset.renders !== '{before}' && document.body.dataset.busy !== '1')"
+        " || document.getElementById('round-end').open"
+    )
+
+
+ACTIONABLE = "#tokens button, #hand button.card, #offer button, #confirm, #continue"
+"""What a person acts on at a decision: tokens, hand cards, the offer's cards, Confirm, Continue."""
+
+
+def _actionable_out_of_view(page: Any) -> list:
+    """Enabled controls a person needs now that are not inside the window as the page opens
+    (scrolled to the top): each as [what, top, bottom]."""
+    return page.evaluate(
+        """(sel) => { window.scrollTo(0, 0); return [...document.querySelectorAll(sel)]
+            .filter((n) => n.getClientRects().length && !n.disabled && !n.closest('[hidden]'))
+            .map((n) => [n.id || n.className || n.tagName, Math.round(n.getBoundingClientRect().top), Math.round(n.getBoundingClientRect().bottom)])
+            .filter(([, top, bottom]) => top < 0 || bottom > innerHeight); }""",
+        ACTIONABLE,
+    )
+
+
+GEISHA_NAMES = ["Iris", "Willow", "Lotus", "Maple", "Plum", "Orchid", "Sakura"]
+
+
+def _play_whole_game(page: Any, tmp_path: Path, tag: str) -> dict:
+    """Play a game to its end through the board's interactions, as a person would: the last token
+    left each turn with cards chosen in any order (one selection cancelled), a Competition split
+    built on its cards, a Gift card and a pair chosen, undone, chosen again and confirmed, an
+    abandon asked for and cancelled.  At every decision everything to act on must be in the window
+    at the top of the page, and after every move of the opponent the table marks what it changed."""
+    seen = {
+        "cancelled": 0,
+        "descending": 0,
+        "scorings": 0,
+        "split": 0,
+        "undone": 0,
+        "abandon": 0,
+        "marked": 0,
+    }
+    steps = 0
+    while page.locator("#finished").is_hidden() or page.locator("#round-end[open]").count():
+        steps += 1
+        assert steps < 400, "the game did not end"
+        # the opponent's moves still being shown: the controls wait, and so does the person
+        page.wait_for_function(
+            "document.body.dataset.busy !== '1' || document.getElementById('round-end').open"
+        )
+        assert not _actionable_out_of_view(page), (
+            tag,
+            page.text_content("#prompt"),
+            _actionable_out_of_view(page),
+        )
+        if page.locator("#round-end[open]").count():
+            body = page.text_content("#round-end-body") or ""
+            assert "Secrets revealed" in body and "Totals" in body and "Sakura 5" in body
+            if seen["scorings"] == 0:
+                page.screenshot(path=str(tmp_path / f"round-end-{tag}.png"))
+            seen["scorings"] += 1
+            page.click("#continue")
+            continue
+        renders = page.evaluate("document.body.dataset.renders")
+        if steps == 3 and not seen["abandon"]:  # Start during a game asks first; Keep playing keeps it
+            page.click("#show-new")
+            page.click("#start")
+            assert page.locator("#abandon[open]").count() == 1
+            page.click("#abandon-no")
+            page.click("#show-new")
+            assert (
+                page.evaluate("document.body.dataset.renders") == renders
+                and page.locator("#abandon[open]").count() == 0
+            )
+            seen["abandon"] += 1
+            continue
+        tokens = page.locator("#tokens button")
+        if tokens.count():
+            tokens.last.click()  # the largest token left: more cards to choose
+            need = {"Secret": 1, "Trade-off": 2, "Gift": 3, "Competition": 4}
+            label = page.text_content("#prompt") or ""
+            n = next(v for k, v in need.items() if f"{k}:" in label)
+            hand = page.locator("#hand button.card")
+            if not seen["cancelled"] and n >= 2:  # one cancel: a card chosen, then the selection dropped
+                hand.nth(0).click()
+                assert page.locator("#hand .card.selected").count() == 1
+                page.click("#cancel")
+                assert page.locator("#hand button").count() == 0 and tokens.count()
+                seen["cancelled"] += 1
+                continue
+            count = hand.count()
+            order = list(range(count - 1, count - 1 - n, -1))  # from the right: descending geishas
+            for i in order:
+                hand.nth(i).click()
+            hand.nth(order[0]).click()  # a selected card can be put back, then chosen again
+            assert page.locator("#hand .card.selected").count() == n - 1
+            assert page.locator("#confirm").is_disabled()
+            hand.nth(order[0]).click()
+            assert page.locator("#hand .card.selected").count() == n
+            shown = (page.text_content("#selected") or "").split(":", 1)[1]
+            geishas = [GEISHA_NAMES.index(c.split()[0]) for c in shown.split(",")]
+            seen["descending"] += geishas != sorted(geishas)
+            assert not _actionable_out_of_view(page), (tag, "selection")
+            page.click("#confirm")
+        elif page.locator(".group-B button.card").count():
+            # the split, built on the cards: two of them moved into pair A, one moved back and again
+            b = page.locator(".group-B button.card")
+            b.nth(0).click()
+            assert page.locator("#confirm").is_disabled()
+            page.locator(".group-B button.card").nth(0).click()
+            assert (
+                page.locator(".group-A button.card").count() == 2
+                and page.locator(".group-B button.card").count() == 2
+            )
+            page.locator(".group-A button.card").nth(0).click()
+            assert page.locator(".group-A button.card").count() == 1
+            page.locator(".group-B button.card").nth(1).click()
+            assert page.locator("#confirm").is_enabled()
+            if not seen["split"]:
+                page.screenshot(path=str(tmp_path / f"split-{tag}.png"))
+            seen["split"] += 1
+            assert not _actionable_out_of_view(page), (tag, "split")
+            page.click("#confirm")
+        else:
+            answers = page.locator("#offer button")
+            assert answers.count(), page.text_content("#prompt")
+            answers.first.click()  # chosen: nothing is sent before Confirm
+            assert page.evaluate("document.body.dataset.renders") == renders
+            assert "You take" in (page.text_content("#selected") or "")
+            if not seen["undone"]:
+                page.click("#cancel")
+                assert (
+                    page.locator("#offer .selected").count() == 0
+                    and page.locator("#selection-bar").is_hidden()
+                )
+                seen["undone"] += 1
+                answers.last.click()
+            assert not _actionable_out_of_view(page), (tag, "answer")
+            page.click("#confirm")
+        _wait_render(page, renders)
+        if (
+            page.locator("#round-end[open]").count() == 0
+            and page.evaluate("document.body.dataset.steps") != "0"
+        ):
+            # the opponent moved: what its last move changed is marked on the table
+            assert page.locator("#table [data-last], #offer-area[data-last]").count() > 0
+            seen["marked"] += 1
+    return seen
 
 
 @pytest.mark.slow
-def test_a_person_plays_a_whole_game_choosing_cards_in_any_order_and_replays_it(
-    server: str, tmp_path: Path
-) -> None:
+def test_a_person_plays_a_whole_game_on_the_cards_and_replays_it(server: str, tmp_path: Path) -> None:
     with sync_api.sync_playwright() as p:
         browser = _launch(p)
-        page = browser.new_page(viewport={"width": 1280, "height": 900}, accept_downloads=True, **HARNESS)
+        page = browser.new_page(viewport={"width": 1280, "height": 800}, accept_downloads=True, **HARNESS)
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         page.goto(server)
         page.wait_for_selector("#opponent option[value=heuristic]", state="attached")
-        page.fill("#seed", "8")  # three rounds with this test's moves
+        page.fill("#seed", "1")  # three rounds with this test's moves
         page.click("#start")
         page.wait_for_selector("#geishas .geisha")
+        assert page.locator("#new-game").is_hidden()  # the form folds away during a game
         assert page.locator("#geishas .geisha").count() == 7
-        assert "Round 1" in page.text_content("#scoreboard")
+        assert [t.strip() for t in page.locator("#geishas .tile .name").all_text_contents()] == GEISHA_NAMES
+        assert "Round 1" in page.text_content("#scoreboard") and "practice game" in page.text_content(
+            "#scoreboard"
+        )
         # while a token is chosen the hand is plain cards, readable, not disabled buttons
         assert page.locator("#hand .card").count() == 7 and page.locator("#hand button").count() == 0
-        cancelled = descending = scorings = steps = 0
-        while page.locator("#finished").is_hidden() or page.locator("#round-end[open]").count():
-            steps += 1
-            assert steps < 400, "the game did not end"
-            if page.locator("#round-end[open]").count():
-                body = page.text_content("#round-end-body") or ""
-                assert "Secrets revealed" in body and "Totals" in body and "G6 (5)" in body
-                if "game is over" in (page.text_content("#round-end-title") or ""):
-                    final = page.text_content("#round-end-body") or ""
-                    assert "Game over" in final and "charm points" in final, final
-                    page.screenshot(path=str(tmp_path / "game-end-1280.png"))
-                elif scorings == 0:
-                    page.screenshot(path=str(tmp_path / "round-end-1280.png"))
-                scorings += 1
-                page.click("#continue")
-                continue
-            renders = page.evaluate("document.body.dataset.renders")
-            tokens = page.locator("#tokens button")
-            if tokens.count():
-                tokens.last.click()  # the largest token left: more cards to choose
-                need = {"Secret": 1, "Trade-off": 2, "Gift": 3, "Competition": 4}
-                label = page.text_content("#prompt") or ""
-                n = next(v for k, v in need.items() if f"{k}:" in label)
-                hand = page.locator("#hand button.card")
-                if not cancelled and n >= 2:  # one cancel: a card chosen, then the whole selection dropped
-                    hand.nth(0).click()
-                    assert page.locator("#hand .card.selected").count() == 1
-                    page.click("#cancel")
-                    assert (
-                        page.locator("#hand button").count() == 0 and page.locator("#tokens button").count()
-                    )
-                    cancelled += 1
-                    continue
-                count = hand.count()
-                order = list(range(count - 1, count - 1 - n, -1))  # from the right: descending geishas
-                for i in order:
-                    hand.nth(i).click()
-                # a selected card can be put back, then chosen again
-                hand.nth(order[0]).click()
-                assert page.locator("#hand .card.selected").count() == n - 1
-                assert page.locator("#confirm").is_disabled()
-                hand.nth(order[0]).click()
-                assert page.locator("#hand .card.selected").count() == n
-                shown = page.text_content("#selected") or ""
-                geishas = [int(x) for x in shown.split(":")[1].replace("G", " ").split()]
-                descending += geishas != sorted(geishas)
-                if descending == 1 and n >= 3:
-                    page.screenshot(path=str(tmp_path / "selection-1280.png"))
-                page.click("#confirm")
-            else:
-                target = page.locator("#offer button.card, #offer button.set, #choices button").first
-                target.click()
-            _wait_render(page, renders)
+        page.select_option("#pace", "300")  # the opponent's moves one by one, quickly
+        seen = _play_whole_game(page, tmp_path, "1280")
         assert not errors, errors
-        assert cancelled == 1 and descending >= 1
-        assert scorings == 3 and page.locator("#round-end[open]").count() == 0
-        result = page.text_content("#result") or ""
-        assert "Game over" in result and "charm points" in result and "geishas" in result, result
-        page.screenshot(path=str(tmp_path / "finished-1280.png"), full_page=True)
+        assert seen["cancelled"] == 1 and seen["descending"] >= 1 and seen["abandon"] == 1
+        assert seen["split"] >= 1 and seen["undone"] == 1 and seen["marked"] >= 3, seen
+        assert int(page.evaluate("document.body.dataset.shown")) > 0  # steps were played out one at a time
+        assert page.locator("#round-end[open]").count() == 0
 
+        # the ending: a headline, the score and why, each round, what next
+        headline = page.text_content("#headline")
+        assert headline in ("You won", "You lost", "Draw"), headline
+        result = page.text_content("#result") or ""
+        assert "Charm points" in result and "geishas" in result, result
+        page.screenshot(path=str(tmp_path / "finished-1280.png"), full_page=True)
+        page.emulate_media(color_scheme="dark")
+        page.screenshot(path=str(tmp_path / "finished-1280-dark.png"), full_page=True)
+        page.emulate_media(color_scheme="light")
         record = _download_record(page, "#download", tmp_path / "game.jsonl")
-        assert record.players == ("human", "heuristic") and record.meta["seed"] == 8
+        assert record.players == ("human", "heuristic") and record.meta["seed"] == 1 and record.rounds == 3
+        assert seen["scorings"] == record.rounds and page.locator("#rounds tr").count() == 1 + record.rounds
 
         # the replay is the board itself, with the round ends as positions of their own
         page.click("#replay-this")
         page.wait_for_selector("#nav:not([hidden])")
         assert page.text_content("#replay-move") == "The first deal."
         page.click("#next")
-        assert (page.text_content("#replay-move") or "").startswith("human (player_0) plays ")
+        assert (page.text_content("#replay-move") or "").startswith("You play ")
         page.click("#last")
         extra = page.text_content("#replay-extra") or ""
-        assert "Game over" in extra and "scored" in extra and "Secrets revealed" in extra
+        assert "scored" in extra and "Secrets revealed" in extra and "Game over" in extra
         frames = int(page.locator("#scrub").get_attribute("max") or 0)
-        assert (
-            frames == len(record.actions) + record.rounds - 1
-        )  # each round end: the scored table, then the deal
+        assert frames == len(replay_frames_of(record)) - 1
+        scoring_lines = page.locator("#log li.scoring-line")
+        assert scoring_lines.count() == record.rounds  # each scoring is a line of its own, and a way there
+        scoring_lines.first.click()
+        assert "Round 1 scored" in (page.text_content("#replay-extra") or "")
         page.click("#close-replay")
         assert page.locator("#finished").is_visible()
+
+        # Play again: the same settings (the same seed: a practice deal), a fresh game
+        page.click("#play-again")
+        page.wait_for_function("document.getElementById('finished').hidden")
+        assert "Round 1" in page.text_content("#scoreboard") and page.locator("#hand .card").count() == 7
         assert not errors, errors
         browser.close()
 
@@ -220,14 +335,25 @@ def test_watching_two_bots_and_stepping_through_a_record_file_of_many_games(
         page.select_option("#watch-0", "heuristic")
         page.select_option("#watch-1", "search")
         page.click("#watch-start")
+        assert page.locator("#watch-start").is_disabled()  # a sign of life while the bots play
+        assert "playing the game" in (page.text_content("#watch-status") or "")
         page.wait_for_selector("#nav:not([hidden])")
         page.select_option("#speed", "250")
-        page.wait_for_function("document.getElementById('replay-pos').textContent.startsWith('decision 2 ')")
-        page.wait_for_function(
-            "document.getElementById('replay-extra').textContent.includes('Game over')", timeout=120_000
+        page.wait_for_function("document.getElementById('replay-pos').textContent.startsWith('move 2 ')")
+        spoilers = page.evaluate(
+            "[...document.querySelectorAll('#log li')].filter((li) => !li.hidden && Number(li.dataset.frame) > 2).length"
         )
-        assert "heuristic (player_0)" in (page.text_content("#bottom-player") or "")
-        assert "search (player_1)" in (page.text_content("#top-player") or "")
+        assert spoilers == 0  # the log grows as the game is shown: nothing told before it is played
+        while not (page.text_content("#replay-extra") or "").count("Game over"):
+            shown = page.evaluate(
+                "[Number(document.getElementById('scrub').value), Math.max(0, ...[...document.querySelectorAll('#log li')]"
+                ".filter((li) => !li.hidden).map((li) => Number(li.dataset.frame)))]"
+            )
+            assert shown[1] <= shown[0], shown
+            page.wait_for_timeout(200)
+        assert "heuristic" in (page.text_content("#bottom-player") or "")
+        assert "search" in (page.text_content("#top-player") or "")
+        assert "player_" not in (page.text_content("#board") or "")  # names, not programmer labels
         page.screenshot(path=str(tmp_path / "watched-1280.png"), full_page=True)
         watched = _download_record(page, "#watch-download", tmp_path / "watched.jsonl")
         assert watched.players == ("heuristic", "search")
@@ -253,6 +379,13 @@ def test_watching_two_bots_and_stepping_through_a_record_file_of_many_games(
         scored = next(i for i, f in enumerate(replay_frames_of(games[1])) if f["phase"] == "ROUND_OVER")
         page.locator("#scrub").fill(str(scored))
         assert "Round 1 scored" in (page.text_content("#replay-extra") or "")
+        line = page.locator("#log li").nth(4)  # a line of the log takes the board to its position
+        line.click()
+        assert page.locator("#scrub").input_value() == line.get_attribute("data-frame")
+        assert "current" in (line.get_attribute("class") or "")
+        assert "won" in (page.text_content("#pick option >> nth=0") or "") or "draw" in (
+            page.text_content("#pick option >> nth=0") or ""
+        )
         page.click("#close-replay")
         assert page.locator("#welcome").is_visible()  # no game in progress: the start page, not a blank one
         assert not errors, errors
@@ -295,9 +428,27 @@ def test_the_board_fits_a_phone_and_keys_play_it(server: str, tmp_path: Path) ->
         _no_horizontal_overflow(page, 390)
         page.keyboard.press("Enter")
         _wait_render(page, renders)
-        # keys 7 5 3 1 chose G6 G5 G1 G0 of the hand G0 G1 G1 G3 G5 G5 G6; the board sent them ascending
-        assert "You play Competition with G0 G1 G5 G6." in (page.text_content("#log") or "")
-        assert "Split the Competition cards" in (page.text_content("#prompt") or "")
+        # keys 7 5 3 1 chose the 7th, 5th, 3rd and 1st cards of the hand Iris Willow Willow Maple
+        # Orchid Orchid Sakura; the board sent them ascending
+        assert "You play Competition with Iris 2, Willow 2, Orchid 4, Sakura 5." in (
+            page.text_content("#log") or ""
+        )
+        assert "pair A" in (page.text_content("#prompt") or "")
+        # the split by keys: the 1st and 4th cards of the offer make pair A
+        renders = page.evaluate("document.body.dataset.renders")
+        page.keyboard.press("1")
+        page.keyboard.press("4")
+        assert page.text_content("#selected") == "Pair A: Iris 2, Sakura 5"
+        assert not _actionable_out_of_view(page)
+        page.keyboard.press("Enter")
+        _wait_render(page, renders)
+        assert "A Iris 2, Sakura 5 | B Willow 2, Orchid 4" in (page.text_content("#log") or "")
+        # and the rest of the game by touch, everything to act on in the window at every decision
+        page.select_option("#pace", "300")
+        seen = _play_whole_game(page, tmp_path, "390")
+        assert seen["marked"] >= 3 and page.text_content("#headline") in ("You won", "You lost", "Draw")
+        _no_horizontal_overflow(page, 390)
+        page.screenshot(path=str(tmp_path / "finished-390.png"), full_page=True)
         # the replay of a finished game and the rules fit too
         record = bot_game(("heuristic", "search"), seed=5)
         path = tmp_path / "one.jsonl"

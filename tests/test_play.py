@@ -21,10 +21,11 @@ import pytest
 from helpers import OpponentPolicy, extra, swapped_deals
 
 from hanamikoji_env import records
-from hanamikoji_env.actions import CARD_BASE, TRADEOFF
+from hanamikoji_env.actions import CARD, CARD_BASE, TOKEN, TOKEN_NAMES, TRADEOFF, decode_action
 from hanamikoji_env.aec import AGENTS
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.observation import decode
+from hanamikoji_env.play import geishas
 from hanamikoji_env.play.session import (
     VIEW_KEYS,
     GameSession,
@@ -172,15 +173,43 @@ def test_a_move_that_is_not_legal_changes_nothing() -> None:
         session.play(0)
 
 
+def test_each_geisha_has_a_name_a_colour_and_her_value_in_every_label() -> None:
+    from hanamikoji_env.rules import NUM_GEISHAS, VALUES
+
+    table = geishas.as_json()
+    assert [g["charm"] for g in table] == list(VALUES) and len(table) == NUM_GEISHAS
+    assert len({g["name"][0] for g in table}) == NUM_GEISHAS  # one initial each: the terminal's short form
+    assert all(len(g["name"]) <= 6 for g in table)  # a card's width, a column of the terminal's table
+    assert len({g["colour"] for g in table}) == NUM_GEISHAS
+    assert all(len(g["colour"]) == 7 and int(g["colour"][1:], 16) >= 0 for g in table)
+    assert card_names([3, 6]) == f"{table[3]['name']} 3, {table[6]['name']} 5" and card_names([]) == "-"
+
+
+def test_replays_name_the_seats_as_the_board_does() -> None:
+    from hanamikoji_env.play.session import seat_names
+
+    assert seat_names(("human", "heuristic")) == ("you", "heuristic")
+    assert seat_names(("search", "human")) == ("search", "you")
+    assert seat_names(("heuristic", "heuristic")) == ("heuristic, seat 1", "heuristic, seat 2")
+
+
 def test_replay_frames_step_through_every_position_with_all_cards() -> None:
     session = GameSession("random", seed=8)
     play_out(session)
     record = session.record()
     frames = replay_frames(record)
     assert record.rounds >= 2
-    # the first deal, a frame a decision, and at each round's end the scored table before the deal
-    assert len(frames) == 1 + len(record.actions) + record.rounds - 1
-    assert frames[0]["move"] == "The first deal." and frames[1]["move"].startswith("human (player_0) plays ")
+    # the first deal, a frame a move (a token and its cards are one), and at each round's end the
+    # scored table before the deal
+    token_plays = sum(decode_action(a).kind == TOKEN for _, a in record.actions)
+    cards_chosen = sum(decode_action(a).kind == CARD for _, a in record.actions)
+    assert len(frames) == 1 + len(record.actions) - cards_chosen + record.rounds - 1
+    assert frames[0]["move"] == "The first deal." and frames[1]["move"].startswith("You play ")
+    selections = [
+        f["move"] for f in frames if ": " in f["move"] and f["move"].split()[2].rstrip(":") in TOKEN_NAMES
+    ]
+    assert len(selections) == token_plays  # each token once, with all its cards named
+    assert all(f["phase"] != "SELECT" for f in frames)  # no frame shows half a selection
     assert not any("card:" in f["move"] or "split:" in f["move"] for f in frames)  # words, not engine names
     scored = [f for f in frames if f["scoring"] is not None]
     assert [f["phase"] for f in scored] == ["ROUND_OVER"] * (record.rounds - 1) + ["GAME_OVER"]
@@ -209,6 +238,14 @@ def _check_nothing_is_cut(app: tui.PlayApp) -> None:
         if widget.id != "log":
             assert widget.virtual_size.height <= region.height, widget.id  # nothing clipped below
     assert log.region.height >= 4
+    status = app.query_one("#status", tui.Static)
+    # no status line wraps: each fits the panel's width as written
+    assert all(len(line) <= status.content_region.width for line in app.shown_status.splitlines()), (
+        status.content_region.width,
+        app.shown_status,
+    )
+    header = app.query_one("#header", tui.Static)
+    assert header.virtual_size.height == 1 and header.region.height == 1  # one line, as it says
     width = log.scrollable_content_region.width
     assert all(line.cell_length <= width for line in log.lines), width
 
@@ -220,6 +257,14 @@ async def _play_by_keys(app: tui.PlayApp, size: tuple[int, int], limit: int = 40
     seen: dict[str, Any] = {"round_ends": [], "cancelled": 0, "presses": 0}
     async with app.run_test(size=size) as pilot:
         await pilot.press("9")  # no 9th choice: a bell, nothing played
+        await pilot.press("question_mark")  # the rules, whole on screen, then back to the game
+        (rules,) = app.screen.query("Static")
+        assert isinstance(app.screen, tui.Notice) and app.screen.region.contains_region(rules.region)
+        assert (
+            rules.virtual_size.height <= rules.region.height
+            and rules.virtual_size.width <= rules.region.width
+        )
+        await pilot.press("space")
         while not app.session.over or isinstance(app.screen, tui.RoundEnd):
             assert seen["presses"] < limit, "the game did not end"
             seen["presses"] += 1
@@ -303,7 +348,11 @@ def test_the_terminal_board_plays_a_whole_game_by_keys_and_appends_records(
         assert seen["cancelled"] == 1 and len(seen["round_ends"]) == record.rounds
         assert all("Secrets revealed" in r and "Totals" in r for r in seen["round_ends"])
         assert "Game over" in seen["round_ends"][-1] and "charm points" in seen["round_ends"][-1]
-        assert app.recorded and "Game over" in seen["status"] and "Press q to quit" in seen["status"]
+        assert app.recorded and "Press q to quit" in seen["status"]
+        headline = {"you": "You won!", "opponent": "You lost.", "draw": "A draw."}[
+            app.session.result()["winner"]
+        ]
+        assert headline in seen["status"], seen["status"]
         assert app.shown_log[-1].startswith("The game record was appended")
     saved = list(records.read_records(path))
     assert len(saved) == 2  # the second game was appended, not written over the first
@@ -312,15 +361,50 @@ def test_the_terminal_board_plays_a_whole_game_by_keys_and_appends_records(
         records.verify(r)
 
 
+def test_the_terminal_board_shows_the_rules_and_asks_before_a_game_is_abandoned() -> None:
+    session = GameSession("random", seat=0, seed=4)
+    app = tui.PlayApp(session, None)
+
+    async def drive() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("question_mark")
+            assert isinstance(app.screen, tui.Notice) and "Competition (4 cards)" in app.screen.text
+            await pilot.press("x")  # any key goes back to the game
+            assert not isinstance(app.screen, tui.Notice)
+            await pilot.press("q")  # mid-game: a question, not an exit
+            assert isinstance(app.screen, tui.Notice) and "not finished" in app.screen.text
+            await pilot.press("n")
+            assert not isinstance(app.screen, tui.Notice) and app.is_running
+            await pilot.press("1")  # still playing: the Secret token is chosen
+            assert app.pending is not None and app.pending["token"] == 0
+            await pilot.press("q", "y")
+            await pilot.pause()
+            assert not app.is_running
+
+    asyncio.run(drive())
+    assert not session.over
+
+
 def test_the_terminal_board_shows_the_table_as_the_person_sees_it() -> None:
     session = GameSession("random", seat=0, seed=3)
     view = session.view()
     text = str(tui.status_text(view))
-    assert "Your hand: " + " ".join(f"G{g}" for g in view["board"]["hand"]) in text
+    assert "Your hand: " + " ".join(geishas.short_label(g) for g in view["board"]["hand"]) in text
     assert "[1] Secret (1 card)" in text and "[4] Competition (4 cards)" in text
+    assert "random: 6 in hand · left: Secret, Trade-off, Gift, Competition" in text
     header = tui.header_text(view).plain
-    assert "Round 1" in header and "you are player_0" in header and "your move" in header
-    assert "charm 0-0 · geishas 0-0 (you-opp)" in header
+    assert (
+        "Round 1" in header and "your move" in header and "pile 7" in header
+    )  # 21 - 1 removed - 12 dealt - 1 drawn
+    assert "charm 0-0 · geishas 0-0 (you-opp)" in header and "practice" in header  # a chosen seed
+    table = tui.board_table(view)
+    assert [str(c.header) for c in table.columns[1:]] == [g.name for g in geishas.GEISHAS]
+    # the end: who won as a headline, and why
+    play_out(session)
+    text = str(tui.status_text(session.view()))
+    result = session.result()
+    assert {"you": "You won! ", "opponent": "You lost. ", "draw": "A draw. "}[result["winner"]] in text
+    assert result["reason"][1:] in text and "Press q to quit." in text
 
 
 def test_hanamikoji_play_refuses_bad_arguments(capsys, tmp_path: Path) -> None:
@@ -370,7 +454,7 @@ def test_server_plays_whole_games_and_sends_only_the_players_view(client: TestCl
         assert game.meta["practice"] is True and game.meta["seed"] == 10 + seat
         assert gid not in store.games and gid in store.finished  # its slot is free at once
         frames = client.post("/api/replay", json=json.loads(record.text)).json()["frames"]
-        assert len(frames) == len(game.actions) + game.rounds  # and a scored table a round but the last
+        assert frames == replay_frames(game)  # a scored table a round, one frame a move
 
 
 def test_server_validates_every_request_and_leaves_the_game_unchanged(client: TestClient) -> None:
@@ -468,6 +552,7 @@ def test_the_page_and_its_assets_ship_in_the_package(client: TestClient) -> None
     assert client.get("/api/opponents").json() == {
         "opponents": ["random", "heuristic", "search"],
         "default": "random",
+        "geishas": geishas.as_json(),
     }
 
 

@@ -51,10 +51,12 @@ API (JSON):
   turn; leave it out while selecting) and its cards in any order, all or nothing: a selection that
   is not legal is refused (400) with the legal choices named, and the game is unchanged
 - ``GET /api/games/{id}/record`` -> the finished game's record (JSON lines, 409 while playing)
-- ``POST /api/replay`` (one record: the JSON object of one line of a record file) -> ``{"players", "frames"}``
+- ``POST /api/replay`` (one record: the JSON object of one line of a record file) ->
+  ``{"players", "names", "round_limit", "frames"}`` (``names``: how the board calls each seat)
 - ``POST /api/watch`` ``{"players": ["heuristic", "search"], "seed": null}`` -> a whole game of two
-  bots, ``{"players", "frames", "record"}``, which the page shows move by move
-- ``GET /api/opponents`` -> the opponents a browser may choose (also the bots it may watch)
+  bots, ``{"players", "names", "frames", "record"}``, which the page shows move by move
+- ``GET /api/opponents`` -> the opponents a browser may choose (also the bots it may watch), the
+  default, and each geisha's name, charm and colour (:mod:`hanamikoji_env.play.geishas`)
 """
 
 from __future__ import annotations
@@ -83,7 +85,8 @@ from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.excerpt import clip
 from hanamikoji_env.first_run import warm_up
-from hanamikoji_env.play.session import GameSession, bot_game, replay_frames
+from hanamikoji_env.play import geishas
+from hanamikoji_env.play.session import GameSession, bot_game, replay_frames, seat_names
 from hanamikoji_env.rules import check_round_limit
 
 BUILTIN_OPPONENTS = ("random", "heuristic", "search")
@@ -399,7 +402,7 @@ def favicon() -> FileResponse:
 @router.get("/api/opponents")
 def opponents(request: Request) -> dict[str, Any]:
     state = server(request)
-    return {"opponents": state.allowed, "default": state.opponent}
+    return {"opponents": state.allowed, "default": state.opponent, "geishas": geishas.as_json()}
 
 
 @router.post("/api/games")
@@ -482,6 +485,7 @@ async def watch(request: Request) -> dict[str, Any]:
             return encoded(
                 {
                     "players": list(record.players),
+                    "names": list(seat_names(record.players)),
                     "frames": replay_frames(record),
                     "record": record.to_json() + "\n",
                 }
@@ -532,7 +536,14 @@ async def replay(request: Request) -> Response:
             raise HTTPException(400, clip(str(e), 300)) from None
         finally:
             state.replaying.release()
-        return encoded({"players": list(record.players), "round_limit": record.round_limit, "frames": shown})
+        return encoded(
+            {
+                "players": list(record.players),
+                "names": list(seat_names(record.players)),
+                "round_limit": record.round_limit,
+                "frames": shown,
+            }
+        )
 
     return await run_in_threadpool(frames)
 

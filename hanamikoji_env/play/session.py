@@ -44,6 +44,7 @@ from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.games import play_env
 from hanamikoji_env.observation import InfoSet, decode
+from hanamikoji_env.play.geishas import card_label, card_names
 from hanamikoji_env.rules import (
     CENTRE,
     DRAW,
@@ -75,11 +76,8 @@ VIEW_KEYS = (
     "last_round",
     "result",
     "practice",
+    "steps",
 )
-
-
-def card_names(cards: tuple[int, ...] | list[int]) -> str:
-    return " ".join(f"G{g}" for g in cards) or "-"
 
 
 class GameSession:
@@ -114,6 +112,10 @@ class GameSession:
         self.env = raw_env(round_limit=round_limit)
         self.env.reset(seed=seed, options=None if decks is None else {"decks": decks})
         self.events: list[dict[str, Any]] = []
+        self.steps: list[dict[str, Any]] = []
+        """The bot's moves since the person's last one, each as the table the person saw after
+        it (``board``, from their own observation) and how many ``events`` had been told, so a
+        board can play them out one at a time."""
         self._info = self._observe()
         self._advance()
 
@@ -193,7 +195,7 @@ class GameSession:
             return f"the cards {card_names(cards)[:60]} are not all in your hand: {hand}"
         if chosen and min(cards) < max(chosen):  # the engine takes a selection in ascending order
             return (
-                f"the selection so far ({card_names(chosen)}) goes on from G{max(chosen)} up; "
+                f"the selection so far ({card_names(chosen)}) goes on from {card_label(max(chosen))} up; "
                 f"choose from: {card_names([g for g in cards_of(free) if g >= max(chosen)])}"
             )
         return None
@@ -224,6 +226,11 @@ class GameSession:
         for e in new:
             e["n"] = len(self.events)
             self.events.append(e)
+        if mine:
+            self.steps = []
+        elif new:  # a move the person cannot see yet (the bot choosing cards) is no step of its own
+            step = {"events": len(self.events), "round": after.round, "phase": after.phase.name}
+            self.steps.append({**step, "board": board(after)})
 
     def _observe(self) -> InfoSet:
         return decode(self.env.observe(AGENTS[self.seat])["observation"])
@@ -271,12 +278,13 @@ class GameSession:
             "to_move": None if self.over else "you" if self.your_move else "opponent",
             "board": b,
             "score": standing(b["markers"]),
-            "choices": [{"action": a, "label": choice_label(a, info)} for a in self.legal_actions()],
+            "choices": [choice(a, info) for a in self.legal_actions()],
             "turn": self._turn_choices(info),
             "events": list(self.events),
             "last_round": _scoring_event(last, self.seat, self.result()) if last else None,
             "result": self.result(),
             "practice": self.practice,
+            "steps": list(self.steps),
         }
 
     def _turn_choices(self, info: InfoSet) -> dict[str, Any] | None:
@@ -377,6 +385,15 @@ def _token_list(tokens: list[int]) -> str:
     return ", ".join(f"{t} ({TOKEN_NAMES[t]})" for t in tokens) or "none"
 
 
+def choice(action: int, info: InfoSet) -> dict[str, Any]:
+    """A legal action for a board: its id, its words and, for a split, its two pairs."""
+    out: dict[str, Any] = {"action": action, "label": choice_label(action, info)}
+    kind, index = decode_action(action)
+    if kind == SPLIT:
+        out["sets"] = [list(s) for s in split_sets(cards_of(info.offer), index)]
+    return out
+
+
 def choice_label(action: int, info: InfoSet) -> str:
     """A person's words for a legal action in the position ``info`` describes."""
     kind, index = decode_action(action)
@@ -384,12 +401,12 @@ def choice_label(action: int, info: InfoSet) -> str:
         n = TOKEN_SIZES[index]
         return f"{TOKEN_NAMES[index]} ({n} card{'s' if n > 1 else ''})"
     if kind == CARD:
-        return f"G{index}"
+        return card_label(index)
     if kind == SPLIT:
         a, b = split_sets(cards_of(info.offer), index)
         return f"{card_names(a)} | {card_names(b)}"
     if kind == GIFT_TAKE:
-        return f"take G{index}"
+        return f"take {card_label(index)}"
     taken = info.set_b if index else info.set_a
     return f"take {'AB'[index]}: {card_names(cards_of(taken))}"
 
@@ -454,7 +471,11 @@ def describe_last(before: InfoSet, mine: bool, action: int | None) -> list[dict[
     if b.phase == Phase.GIFT_ANSWER and action is not None:
         g = decode_action(action).index
         rest = _minus(b.offer, tuple(int(i == g) for i in range(NUM_GEISHAS)))
-        return [_event(who, "take", [g], f"{subject} take{s} G{g}; {card_names(rest)} go to {yours} side.")]
+        return [
+            _event(
+                who, "take", [g], f"{subject} take{s} {card_label(g)}; {card_names(rest)} go to {yours} side."
+            )
+        ]
     if b.phase == Phase.COMP_ANSWER and action is not None:
         a_taken = decode_action(action).index == 0
         taken = list(cards_of(b.set_a if a_taken else b.set_b))
@@ -491,8 +512,8 @@ def _scoring_event(
     owner = {CENTRE: None, me: "you", opp: "opponent"}
     before = summaries[-2]["markers"] if len(summaries) > 1 else [CENTRE] * NUM_GEISHAS
     text = (
-        f"Round {s['round']} scored: Secrets revealed (you G{s['secrets'][me]}, the opponent "
-        f"G{s['secrets'][opp]}); charm points {s['points'][me]}-{s['points'][opp]}, "
+        f"Round {s['round']} scored: Secrets revealed (you {card_label(s['secrets'][me])}, the opponent "
+        f"{card_label(s['secrets'][opp])}); charm points {s['points'][me]}-{s['points'][opp]}, "
         f"geishas {s['geishas'][me]}-{s['geishas'][opp]} (you-opponent)."
     )
     e = _event("table", "scoring", [], text)
@@ -526,21 +547,42 @@ def bot_game(
 
 def replay_frames(record: records.GameRecord) -> list[dict[str, Any]]:
     """Every position of a recorded game with all cards shown (a record holds every deck):
-    the first deal, one frame per decision with the move that led to it in words, and for
-    each round that ends, the scored table (Secrets revealed, markers moved) before the next
+    the first deal, one frame per move with the move that led to it in words (a token and
+    its cards are one move, shown once the cards are chosen, as at the table), and for each
+    round that ends, the scored table (Secrets revealed, markers moved) before the next
     deal, so a replay shows what the players saw at the table."""
     records.verify(record)
     states = records.replay(record)
-    names = tuple(f"{p} (player_{i})" for i, p in enumerate(record.players))
+    names = seat_names(record.players)
     frames = [_frame(states[0], "The first deal.", names)]
     for (seat, action), before, state in zip(record.actions, states[:-1], states[1:], strict=True):
+        selecting = state.phase == Phase.SELECT and state.round == before.round
+        if selecting and decode_action(action).kind in (TOKEN, CARD):
+            continue  # a token's cards are being chosen: one frame once they all are
         text = move_text(before, seat, action, names)
         if state.round != before.round:  # the action ended the round: the scored table, then the deal
             frames.append(_frame(engine.apply(before, action), text, names, seat))
-            frames.append(_frame(state, f"Round {state.round} dealt; {names[state.starter]} starts.", names))
+            frames.append(
+                _frame(state, f"Round {state.round} dealt; {_does(names[state.starter], 'start')}.", names)
+            )
         else:
             frames.append(_frame(state, text, names, seat))
     return frames
+
+
+def seat_names(players: tuple[str, ...] | list[str]) -> tuple[str, str]:
+    """How a replay or a watched game names its two players: ``"you"`` for a person's seat
+    (a record's ``human``), otherwise the player spec; the seat is added only where both
+    would read the same (``"heuristic, seat 1"``)."""
+    shown = ["you" if p == HUMAN else p for p in players]
+    if shown[0] == shown[1]:
+        shown = [f"{p}, seat {i + 1}" for i, p in enumerate(shown)]
+    return shown[0], shown[1]
+
+
+def _does(who: str, verb: str) -> str:
+    """``who`` doing ``verb`` in the present: ``"You take"``, ``"heuristic takes"``."""
+    return f"You {verb}" if who == "you" else f"{who} {verb}s"
 
 
 def move_text(state: State, seat: int, action: int, names: tuple[str, str]) -> str:
@@ -548,17 +590,16 @@ def move_text(state: State, seat: int, action: int, names: tuple[str, str]) -> s
     who = names[seat]
     kind, index = decode_action(action)
     if kind == TOKEN:
-        return f"{who} plays {TOKEN_NAMES[index]}."
+        return f"{_does(who, 'play')} {TOKEN_NAMES[index]}."
     if kind == CARD:
-        chosen = card_names([*state.selection, index])
-        return f"{who} chooses {chosen} for {TOKEN_NAMES[state.token]}."
+        return f"{_does(who, 'play')} {TOKEN_NAMES[state.token]}: {card_names([*state.selection, index])}."
     if kind == SPLIT:
         a, b = split_sets(state.offer, index)
-        return f"{who} splits the Competition cards: A {card_names(a)} | B {card_names(b)}."
+        return f"{_does(who, 'split')} the Competition cards: A {card_names(a)} | B {card_names(b)}."
     if kind == GIFT_TAKE:
-        return f"{who} takes G{index} from the Gift."
+        return f"{_does(who, 'take')} {card_label(index)} from the Gift."
     taken = state.offer[2:] if index else state.offer[:2]
-    return f"{who} takes set {'AB'[index]} ({card_names(taken)})."
+    return f"{_does(who, 'take')} set {'AB'[index]} ({card_names(taken)})."
 
 
 def _frame(state: State, text: str, names: tuple[str, str], seat: int | None = None) -> dict[str, Any]:

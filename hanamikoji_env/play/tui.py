@@ -2,18 +2,21 @@
 
     hanamikoji-play --opponent heuristic [--seat 0|1] [--seed S] [--round-limit N] [--record FILE]
 
-The header line tells the round, your seat, whose move it is and the score as the
-favour markers stand.  Below it: the geishas with their charm and markers (``^``
-the opponent's, ``v`` yours, ``.`` nobody's yet), the cards on both sides, your
-hand, Secret and Trade-off, the tokens both players have left, the offer you are
-answering, and the moves as they happen.
+The header line tells the round, whose move it is, the score as the favour
+markers stand and the draw pile.  Below it: the geishas by name (each in her
+colour, :mod:`hanamikoji_env.play.geishas`) with their charm and markers (``^``
+the opponent's, ``v`` yours, ``.`` nobody's yet), the cards on both sides, what
+each player has face down and the tokens both have left, the offer you are
+answering, your hand and the moves as they happen.  Where space is short a card
+is its initial and value in her colour (``P3``: Plum, 3 charm).
 
 Your choices are numbered: press the number.  A token's cards are chosen in any
 order: pick the token, then press the numbers of the cards in your hand to
 select or put back each one; ``Enter`` confirms, ``Esc`` cancels.  At the end of
 each round the scoring stays on screen (the revealed Secrets, each geisha's
-cards and marker, the totals) until you press ``Enter``.  ``q`` quits.  With
-``--record FILE`` the finished game is appended to FILE as a game record
+cards and marker, the totals) until you press ``Enter``.  ``?`` shows the rules.
+``q`` quits (a game in progress only after you confirm: it is not recorded).
+With ``--record FILE`` the finished game is appended to FILE as a game record
 (:mod:`hanamikoji_env.records`).  It fits an 80x24 terminal.
 """
 
@@ -34,20 +37,39 @@ from textual.widgets import Footer, RichLog, Static
 from hanamikoji_env.actions import TOKEN_NAMES, TOKEN_SIZES
 from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.first_run import announce, parts_for
-from hanamikoji_env.play.session import GameSession, card_names
-from hanamikoji_env.rules import NUM_GEISHAS, VALUES
+from hanamikoji_env.play.geishas import GEISHAS, card_label, short_label
+from hanamikoji_env.play.session import GameSession
+from hanamikoji_env.rules import NUM_GEISHAS, WIN_GEISHAS, WIN_POINTS
 
 _MARK = {None: ".", "you": "v you", "opponent": "^ opp"}
+_NAME = 16
+"""An opponent's spec is clipped to this many characters on the board (a line is 80)."""
+
+
+def cards_text(cards: list[int], sep: str = " ") -> Text:
+    """Cards in their two-character form (``P3``), each in her colour; ``-`` for none."""
+    text = Text()
+    for i, g in enumerate(cards):
+        text.append(sep if i else "")
+        text.append(short_label(g), style=f"bold {GEISHAS[g].colour}")
+    return text if cards else Text("-")
+
+
+def opponent_name(view: dict[str, Any]) -> str:
+    name = view["opponent"]
+    return name if len(name) <= _NAME else name[: _NAME - 1] + "…"
 
 
 def header_text(view: dict[str, Any]) -> Text:
-    """Round, seat, whose move and the score as the markers stand, on one line."""
+    """Round, whose move, the score as the markers stand and the draw pile, on one line."""
     s = view["score"]
-    whose = {"you": "your move", "opponent": "the opponent's move", None: "game over"}[view["to_move"]]
+    whose = {"you": "your move", "opponent": f"{opponent_name(view)} to move", None: "game over"}
     you, opp = s["you"], s["opponent"]
+    pile = view["board"]["draw_pile_size"]
     return Text(
-        f" Round {view['round']} · you are player_{view['seat']} · {whose} · "
-        f"charm {you['charm']}-{opp['charm']} · geishas {you['geishas']}-{opp['geishas']} (you-opp)",
+        f" Round {view['round']} · {whose[view['to_move']]} · charm {you['charm']}-{opp['charm']} · "
+        f"geishas {you['geishas']}-{opp['geishas']} (you-opp) · pile {pile}"
+        + (" · practice" if view["practice"] else ""),
         style="bold",
     )
 
@@ -55,10 +77,10 @@ def header_text(view: dict[str, Any]) -> Text:
 def board_table(view: dict[str, Any]) -> Table:
     """The geishas, both sides and the markers as a rich table."""
     b = view["board"]
-    t = Table(box=None, pad_edge=False, show_header=True, header_style="bold")
+    t = Table(box=None, pad_edge=False, show_header=True, header_style="bold", expand=True)
     t.add_column("", justify="left", min_width=9)
     for g in range(NUM_GEISHAS):
-        t.add_column(f"G{g}", justify="center", min_width=5)
+        t.add_column(Text(GEISHAS[g].name, style=f"bold {GEISHAS[g].colour}"), justify="center", min_width=6)
     t.add_row("charm", *(str(c) for c in b["charm"]))
     t.add_row("opponent", *(str(n) if n else "·" for n in b["their_side"]), style="magenta")
     t.add_row("marker", *(_MARK[m] for m in b["markers"]), style="yellow")
@@ -66,50 +88,71 @@ def board_table(view: dict[str, Any]) -> Table:
     return t
 
 
-def status_text(view: dict[str, Any], pending: dict[str, Any] | None = None) -> Text:
+def status_text(view: dict[str, Any], pending: dict[str, Any] | None = None, width: int = 76) -> Text:
     """Hands, tokens, the offer on the table and the person's numbered choices.  ``pending``:
     the token and the hand positions selected so far (see :class:`PlayApp`)."""
     b = view["board"]
     left = [TOKEN_NAMES[t] for t, ok in enumerate(b["their_tokens"]) if ok]
     mine = [TOKEN_NAMES[t] for t, ok in enumerate(b["your_tokens"]) if ok]
-    lines = [
-        f"Opponent ({view['opponent']}): {b['their_hand_size']} cards; tokens left: {', '.join(left) or '-'}",
-        f"You: Secret {card_names([b['secret']] if b['secret'] >= 0 else [])}, "
-        f"Trade-off {card_names(b['tradeoff'])}; tokens left: {', '.join(mine) or '-'}; "
-        f"draw pile {b['draw_pile_size']}",
-    ]
-    if view["phase"] == "GIFT_ANSWER":
-        lines.append(f"On the table: Gift {card_names(b['offer'])}")
-    elif view["phase"] == "SPLIT":
-        lines.append(f"On the table: Competition cards {card_names(b['offer'])} to split")
-    elif view["phase"] == "COMP_ANSWER":
-        lines.append(f"On the table: Competition A {card_names(b['set_a'])} | B {card_names(b['set_b'])}")
-    text = Text("\n".join(lines) + "\n")
+    down = [name for t, name in ((0, "Secret"), (1, "Trade-off")) if not b["their_tokens"][t]]
+    text = Text()
+    text.append(f"{opponent_name(view)}: ", style="bold magenta")
+    text.append(f"{b['their_hand_size']} in hand · ")
+    if down:
+        text.append(f"down: {', '.join(down)} · ")
+    text.append(f"left: {', '.join(left) or '-'}\n")
+    text.append("You: ", style="bold cyan")
+    text.append("Secret ").append(cards_text([b["secret"]] if b["secret"] >= 0 else []))
+    text.append(" · Trade-off ").append(cards_text(b["tradeoff"]))
+    text.append(f" · left: {', '.join(mine) or '-'}\n")
+    if view["phase"] in ("GIFT_ANSWER", "SPLIT", "COMP_ANSWER"):
+        text.append("On the table: ", style="bold")
+        if view["phase"] == "GIFT_ANSWER":
+            text.append("Gift ").append(cards_text(b["offer"]))
+        elif view["phase"] == "SPLIT":
+            text.append("Competition ").append(cards_text(b["offer"])).append(" to split")
+        else:
+            text.append("Competition A ").append(cards_text(b["set_a"]))
+            text.append(" | B ").append(cards_text(b["set_b"]))
+        text.append("\n")
     selecting = pending is not None
     text.append("Your hand: ", style="bold")
     for i, g in enumerate(b["hand"]):
         if selecting:
             on = i in pending["cards"]  # type: ignore[index]
             text.append(f"[{i + 1}]", style="bold cyan")
-            text.append(f"{'*' if on else ''}G{g}{'*' if on else ''} ", style="reverse bold" if on else "")
+            style = f"reverse bold {GEISHAS[g].colour}" if on else f"bold {GEISHAS[g].colour}"
+            text.append(f"{'*' if on else ''}{short_label(g)}{'*' if on else ''}", style=style).append(" ")
         else:
-            text.append(f"G{g} ")
+            text.append(short_label(g), style=f"bold {GEISHAS[g].colour}").append(" ")
     text.append("\n")
     if view["result"] is not None:
-        text.append(view["result"]["text"] + "  Press q to quit.", style="bold green")
+        r = view["result"]
+        text.append(
+            {"you": "You won! ", "opponent": "You lost. ", "draw": "A draw. "}[r["winner"]],
+            style="bold green",
+        )
+        text.append(r["reason"][0].upper() + r["reason"][1:] + ".\n")
+        text.append("Press q to quit.", style="bold")
     elif not view["your_move"]:
-        text.append("The opponent is thinking...")
+        text.append(f"{opponent_name(view)} is thinking...")
     elif selecting:
         name, need = TOKEN_NAMES[pending["token"]], pending["needed"] - len(pending["cards"])  # type: ignore[index]
-        chosen = card_names([b["hand"][i] for i in pending["cards"]])  # type: ignore[index]
         text.append(f"{name}: ", style="bold")
-        text.append(f"selected {chosen}; " + (f"choose {need} more by number" if need else "Enter confirms"))
+        text.append("selected ").append(cards_text([b["hand"][i] for i in pending["cards"]]))  # type: ignore[index]
+        text.append("; " + (f"choose {need} more by number" if need else "Enter confirms"))
         text.append(", Esc " + ("clears" if pending["fixed"] else "cancels"))  # type: ignore[index]
     else:
-        text.append("Your move: ", style="bold")
+        text.append("Your move:", style="bold")
+        column = len("Your move:")
         for i, c in enumerate(numbered_choices(view), 1):
-            text.append(f"[{i}] ", style="bold cyan")
-            text.append(f"{c['label']}   ")
+            choice = f"[{i}] {c['label']}"
+            if column + 2 + len(choice) > width:  # a new line rather than one that wraps mid-choice
+                text.append("\n")
+                column = -2
+            text.append(" " if column == len("Your move:") else "  " if column >= 0 else "")
+            text.append(f"[{i}]", style="bold cyan").append(f" {c['label']}")
+            column += 2 + len(choice)
     return text
 
 
@@ -135,7 +178,7 @@ def scoring_table(event: dict[str, Any]) -> Table:
         owner = {None: "nobody", "you": "you", "opponent": "opponent"}
         moved = f"{owner[before]} -> {owner[after]}" if before != after else owner[after]
         t.add_row(
-            f"G{g} ({VALUES[g]})",
+            Text(card_label(g), style=f"bold {GEISHAS[g].colour}"),
             str(event["placed"][0][g]),
             str(event["placed"][1][g]),
             moved,
@@ -163,7 +206,7 @@ class RoundEnd(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         e = self.event
         lines = Text(
-            f"Secrets revealed: you G{e['secrets'][0]}, opponent G{e['secrets'][1]}\n"
+            f"Secrets revealed: you {card_label(e['secrets'][0])}, opponent {card_label(e['secrets'][1])}\n"
             f"Totals: you {e['points'][0]} charm points, {e['geishas'][0]} geishas; "
             f"opponent {e['points'][1]} charm points, {e['geishas'][1]} geishas\n"
         )
@@ -174,6 +217,46 @@ class RoundEnd(ModalScreen[None]):
         with Vertical():
             yield Static(scoring_table(e))
             yield Static(lines)
+
+
+RULES = f"""\
+Seven geishas, worth 2, 2, 2, 3, 3, 4 and 5 charm; each has as many cards as
+her charm (21 cards). One card is removed face down each round; each player
+gets 6 cards and draws one at the start of each of their turns.
+
+Each round both players use their four action tokens once each, in turns:
+  Secret (1 card): face down; it scores for you at the round's end.
+  Trade-off (2 cards): face down; they leave the round.
+  Gift (3 cards): shown; the opponent takes one, you get the other two.
+  Competition (4 cards): shown, split in two pairs; the opponent takes a
+  pair, you get the other.
+
+Scoring: the Secrets are revealed; a geisha's favour marker moves to the
+player with more of her cards on their side (on a tie it stays). A player
+with {WIN_POINTS}+ charm wins; otherwise one with {WIN_GEISHAS}+ geishas wins; otherwise
+a new round is dealt and the markers stay.
+"""
+
+
+class Notice(ModalScreen[bool]):
+    """A text held on screen until a key answers it: the rules (any key closes them), or a
+    question (``y`` answers yes, any other key no)."""
+
+    DEFAULT_CSS = """
+    Notice { align: center middle; }
+    Notice > Static { width: 80; max-width: 100%; height: auto; max-height: 100%; border: round $accent; padding: 0 1; background: $surface; }
+    """
+
+    def __init__(self, text: str, question: bool = False) -> None:
+        super().__init__()
+        self.text, self.question = text, question
+
+    def compose(self) -> ComposeResult:
+        yield Static(self.text)
+
+    def on_key(self, event: Any) -> None:
+        event.stop()
+        self.dismiss(self.question and event.key == "y")
 
 
 class PlayApp(App[None]):
@@ -187,7 +270,8 @@ class PlayApp(App[None]):
     #log { border: round $panel; scrollbar-gutter: stable; min-height: 4; }
     """
     BINDINGS = [
-        Binding("q", "quit", "quit"),
+        Binding("q", "leave", "quit"),
+        Binding("question_mark", "rules", "rules"),
         Binding("enter", "confirm", "confirm"),
         Binding("escape", "cancel", "cancel"),
     ] + [Binding(str(i), f"choose({i})", show=False) for i in range(1, 10)]
@@ -218,6 +302,17 @@ class PlayApp(App[None]):
 
     def on_mount(self) -> None:
         self.refresh_view()
+
+    def action_rules(self) -> None:
+        self.push_screen(Notice(RULES + "Press any key to go back to the game."))
+
+    def action_leave(self) -> None:
+        """Quit; a game in progress only once the person confirms (it would not be recorded)."""
+        if self.session.over:
+            self.exit()
+            return
+        question = "The game is not finished and will not be recorded.\nQuit anyway? y quits, any other key plays on."
+        self.push_screen(Notice(question, question=True), lambda yes: self.exit() if yes else None)
 
     def action_choose(self, number: int) -> None:
         view = self.session.view()
@@ -275,7 +370,8 @@ class PlayApp(App[None]):
         self.pending = None
         if turn is not None and turn["token"] is not None:  # a selection begun (the engine holds its token)
             self.pending = {"token": turn["token"], "fixed": True, "cards": [], "needed": turn["needed"]}
-        self.sub_title = f"round {view['round']} · you are player_{view['seat']} · vs {view['opponent']}"
+        seat = "you start" if view["seat"] == 0 else "you play second"
+        self.sub_title = f"round {view['round']} · {seat} · vs {view['opponent']}"
         self.query_one("#header", Static).update(header_text(view))
         self.query_one("#board", Static).update(board_table(view))
         self._show_status(view)
@@ -293,7 +389,8 @@ class PlayApp(App[None]):
             self._log(f"The game record was appended to {self.record_path}.", "green")
 
     def _show_status(self, view: dict[str, Any]) -> None:
-        status = status_text(view, self.pending)
+        panel = self.query_one("#status", Static)
+        status = status_text(view, self.pending, panel.content_region.width or 76)
         self.shown_status = status.plain
         self.query_one("#status", Static).update(status)
 

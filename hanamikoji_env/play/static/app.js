@@ -6,7 +6,11 @@ const TOKENS = ["Secret", "Trade-off", "Gift", "Competition"];
 const CHARM = [2, 2, 2, 3, 3, 4, 5];
 const MAX_RECORD_FILE = 64 * 1024 * 1024;  // a record file read in the browser (a game is a few KB)
 const $ = (id) => document.getElementById(id);
-const names = (cards) => cards.map((g) => `G${g}`).join(" ") || "-";
+// each geisha's name and colour, from the server (hanamikoji_env/play/geishas.py); numbers until then
+let GEISHAS = CHARM.map((charm, g) => ({ name: `G${g}`, charm, colour: "#888888" }));
+const label = (g) => `${GEISHAS[g].name} ${GEISHAS[g].charm}`;
+const names = (cards) => cards.map(label).join(", ") || "-";
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 let game = null;          // the latest view of the game in progress
 let pending = null;       // the person's selection before it is sent: {token, fixed, cards: [geisha...]}
@@ -14,9 +18,16 @@ let seenScorings = 0;     // scoring events already shown on the round-end scree
 let mode = "welcome";     // welcome | play | replay
 let frames = [];          // the replayed or watched game's positions
 let frame = 0;
-let players = ["player_0", "player_1"];
+let players = ["player_0", "player_1"];  // how the replay calls its seats (the server's "names")
+let spoilerFree = false;  // a watched game's log grows as it is shown
 let timer = null;         // the autoplay of a replay or a watched game
 let fileLines = [];       // the games of an opened record file
+let busy = false;         // a move is on its way, or the opponent's is being shown: the controls wait
+let pick = null;          // an answer chosen on the cards, sent on Confirm: {action, text} or {split: [offer index...]}
+let drawn = null;         // the table last drawn, to mark what the last move changed
+let marks = null;         // what it changed (see changes()), marked on the table until the next move
+let pace = 700;           // ms between the opponent's moves as they are shown; 0: at once
+let lastStart = null;     // the settings of the game last started, for Play again
 
 function el(tag, attrs = {}, children = []) {
   const node = document.createElement(tag);
@@ -68,18 +79,45 @@ function show(which) {
 
 // ----------------------------------------------------------------- the table ---
 
-function card(g, attrs = {}) {
-  return el(attrs.onclick ? "button" : "div", { class: "card", "data-geisha": g, type: attrs.onclick ? "button" : null, ...attrs },
-    [el("span", { class: "g", text: `G${g}` }), el("small", { text: `charm ${CHARM[g]}` })]);
+// A geisha's colour on a node, as a CSS variable (the stylesheet decides where it shows)
+function tint(node, g) {
+  node.style.setProperty("--gc", GEISHAS[g].colour);
+  return node;
 }
 
-function stack(n, who) {
-  return el("div", { class: `stack ${who}`, title: `${n} card(s)` },
-    [...Array.from({ length: n }, () => el("span", { class: "mini" })), n ? el("span", { class: "count", text: String(n) }) : ""]);
+function card(g, attrs = {}) {
+  return tint(el(attrs.onclick ? "button" : "div", { class: "card", "data-geisha": g, type: attrs.onclick ? "button" : null, title: label(g), ...attrs },
+    [el("span", { class: "band" }), el("span", { class: "charm-badge", text: String(GEISHAS[g].charm) }), el("span", { class: "g", text: GEISHAS[g].name })]), g);
+}
+
+function stack(n, who, g) {
+  return el("div", { class: `stack ${who}`, title: `${plural(n, "card")} of ${GEISHAS[g].name}` },
+    [...Array.from({ length: n }, () => tint(el("span", { class: "mini" }), g)), n ? el("span", { class: "count", text: String(n) }) : ""]);
 }
 
 // A table for any view: {round, toMove, score, markers ('top'|'bottom'|null), sides, top, bottom, label}
+// What changed from table a to table b: the stacks, markers and tokens, and a new offer
+function changes(a, b) {
+  const m = { top: [], bottom: [], tiles: [], tokens: { top: [], bottom: [] }, offer: Boolean(b.offer) && b.offer !== a.offer };
+  CHARM.forEach((_, g) => {
+    for (const side of ["top", "bottom"]) if (a.sides[side][g] !== b.sides[side][g]) m[side].push(g);
+    if (a.markers[g] !== b.markers[g]) m.tiles.push(g);
+  });
+  for (const side of ["top", "bottom"]) {
+    b[side].tokens.forEach((left, i) => { if (a[side].tokens[i] && !left && a[side].playing !== i) m.tokens[side].push(i); });
+    if (b[side].playing !== null && b[side].playing !== undefined && b[side].playing !== a[side].playing) m.tokens[side].push(b[side].playing);
+  }
+  m.any = m.offer || [m.top, m.bottom, m.tiles, m.tokens.top, m.tokens.bottom].some((x) => x.length);
+  return m;
+}
+
 function drawTable(t) {
+  if (drawn && drawn.round === t.round && drawn.mode === mode) {
+    const m = changes(drawn, t);
+    if (m.any) marks = m;  // an unchanged table keeps the last move's marks
+  } else marks = null;  // a new deal, or another game
+  drawn = { ...t, mode };
+  const marked = (node, on) => { if (on) node.dataset.last = "1"; return node; };
   const who = (side) => (side === "top" ? t.top.name : t.bottom.name);
   const pts = (side) => `${t.score[side].charm} charm · ${t.score[side].geishas} geisha${t.score[side].geishas === 1 ? "" : "s"}`;
   $("scoreboard").replaceChildren(
@@ -87,14 +125,17 @@ function drawTable(t) {
     el("span", { class: "turn", text: t.status }),
     el("span", { class: "score top", text: `${who("top")}: ${pts("top")}` }),
     el("span", { class: "score bottom", text: `${who("bottom")}: ${pts("bottom")}` }),
-    el("span", { text: `draw pile ${t.pile}` }),
+    el("span", { text: t.pile ? `draw pile: ${plural(t.pile, "card")}` : "draw pile: empty" }),
+    t.practice ? el("span", { class: "practice", title: "the seed was chosen, so the deal was known: a practice game", text: "practice game" }) : "",
   );
   for (const side of ["top", "bottom"]) {
     const p = t[side];
+    const state = (i) => (p.playing === i ? "playing" : p.tokens[i] ? "left" : "spent");
+    const title = { left: "not played yet", spent: "played", playing: "being played now" };
     const tokens = el("span", { class: "tokens" }, TOKENS.map((name, i) =>
-      el("span", { class: `token ${p.tokens[i] ? "left" : "spent"}`, title: p.tokens[i] ? `${name}: not played yet` : `${name}: played`, text: name })));
+      marked(el("span", { class: `token ${state(i)}`, title: `${name}: ${title[state(i)]}`, text: name }), marks && marks.tokens[side].includes(i))));
     const parts = [el("strong", { text: p.name }), tokens];
-    if (p.hand !== undefined) parts.push(el("span", { text: typeof p.hand === "number" ? `${p.hand} cards in hand` : `hand ${names(p.hand)}` }));
+    if (p.hand !== undefined) parts.push(el("span", { text: typeof p.hand === "number" ? `${plural(p.hand, "card")} in hand` : `hand ${names(p.hand)}` }));
     if (p.secret) parts.push(el("span", { text: `Secret ${p.secret}` }));
     if (p.tradeoff) parts.push(el("span", { text: `Trade-off ${p.tradeoff}` }));
     $(`${side}-player`).replaceChildren(...parts);
@@ -104,11 +145,13 @@ function drawTable(t) {
     const m = t.markers[g];
     const pill = el("span", { class: `pill ${m || "none"}`, title: m ? `favour: ${who(m)}` : "favour: nobody yet" },
       [m === "top" ? "▲" : m === "bottom" ? "▼" : "●", el("span", { class: "label", text: ` ${m ? t[m].short : "neutral"}` })]);
-    const tile = el("div", { class: `tile ${m || "none"}` }, [
-      el("span", { class: "name", text: `G${g}` }), el("span", { class: "charm", text: `${c} charm` }), pill,
-    ]);
-    return el("div", { class: "geisha", "data-geisha": g }, [stack(t.sides.top[g], "top"), tile, stack(t.sides.bottom[g], "bottom")]);
+    const tile = marked(tint(el("div", { class: `tile ${m || "none"}` }, [
+      el("span", { class: "name", text: GEISHAS[g].name }), el("span", { class: "charm", text: `charm ${c}` }), pill,
+    ]), g), marks && marks.tiles.includes(g));
+    const side = (who) => marked(stack(t.sides[who][g], who, g), marks && marks[who].includes(g));
+    return el("div", { class: "geisha", "data-geisha": g }, [side("top"), tile, side("bottom")]);
   }));
+  $("offer-area").toggleAttribute("data-last", Boolean(marks && marks.offer));
   document.querySelectorAll(".top-name").forEach((n) => { n.textContent = t.top.name; });
   document.querySelectorAll(".bottom-name").forEach((n) => { n.textContent = t.bottom.name; });
 }
@@ -121,13 +164,13 @@ function scoringTable(s, sideNames) {
   const rows = CHARM.map((c, g) => {
     const moved = s.markers_before[g] !== s.markers[g];
     return el("tr", { class: moved ? "moved" : null }, [
-      el("th", { text: `G${g} (${c})` }),
+      el("th", { class: "geisha-name" }, [tint(el("span", { class: "swatch" }), g), label(g)]),
       el("td", { text: String(s.placed[0][g]) }), el("td", { text: String(s.placed[1][g]) }),
-      el("td", { text: moved ? `${owner(s.markers_before[g])} → ${owner(s.markers[g])}` : owner(s.markers[g]) }),
+      el("td", { text: moved && s.markers_before[g] !== null ? `${owner(s.markers_before[g])} → ${owner(s.markers[g])}` : moved ? `→ ${owner(s.markers[g])}` : owner(s.markers[g]) }),
     ]);
   });
   return el("div", { class: "scoring" }, [
-    el("p", { text: `Secrets revealed: ${sideNames[0]} G${s.secrets[0]}, ${sideNames[1]} G${s.secrets[1]}.` }),
+    el("p", { text: `Secrets revealed: ${sideNames[0]} ${label(s.secrets[0])}, ${sideNames[1]} ${label(s.secrets[1])}.` }),
     el("table", {}, [
       el("tr", {}, [el("th", { text: "geisha" }), el("th", { text: sideNames[0] }), el("th", { text: sideNames[1] }), el("th", { text: "favour" })]),
       ...rows,
@@ -138,74 +181,196 @@ function scoringTable(s, sideNames) {
 
 // ---------------------------------------------------------------------- play ---
 
+// The Secret each side shows: once the game is over the last scoring revealed both
+function secrets(view) {
+  const b = view.board;
+  const revealed = view.result && view.last_round ? view.last_round.secrets : null;
+  return {
+    you: revealed ? `${label(revealed[0])} (revealed)` : b.secret >= 0 ? label(b.secret) : null,
+    opponent: revealed ? `${label(revealed[1])} (revealed)` : b.their_tokens[0] ? null : "face down",
+  };
+}
+
 function playTable(view) {
   const b = view.board;
-  const opp = `Opponent (${view.opponent})`;
-  const status = view.result ? "game over" : view.your_move ? "your move" : "the opponent is thinking";
-  const hidden = (played, what) => (played ? what : null);
-  const revealed = view.result && view.last_round ? view.last_round.secrets : null;  // the last scoring showed them
+  const status = view.result ? "game over" : view.your_move ? "your move" : `${view.opponent} is thinking`;
+  // a Gift or a Competition on the table is the token being played, not one left
+  const offered = { GIFT_ANSWER: 2, SPLIT: 3, COMP_ANSWER: 3 }[view.phase];
+  const mine = view.phase === "SPLIT" || (offered !== undefined && !b.your_decision);
+  const shown = secrets(view);
   return {
-    round: view.round, status, pile: b.draw_pile_size,
+    round: view.round, status, pile: b.draw_pile_size, practice: view.practice,
+    offer: offered === undefined ? "" : JSON.stringify([b.offer, b.set_a, b.set_b]),
     toMove: view.to_move === "you" ? "bottom" : view.to_move === "opponent" ? "top" : null,
     score: { top: view.score.opponent, bottom: view.score.you },
     markers: b.markers.map((m) => (m === "you" ? "bottom" : m === "opponent" ? "top" : null)),
     sides: { top: b.their_side, bottom: b.your_side },
-    top: { name: opp, short: "opponent", tokens: b.their_tokens, hand: b.their_hand_size,
-      secret: revealed ? `G${revealed[1]} (revealed)` : hidden(!b.their_tokens[0], "face down"), tradeoff: hidden(!b.their_tokens[1], "2 cards face down") },
-    bottom: { name: "You", short: "you", tokens: b.your_tokens,
-      secret: revealed ? `G${revealed[0]} (revealed)` : b.secret >= 0 ? `G${b.secret}` : null, tradeoff: b.tradeoff.length ? names(b.tradeoff) : null },
+    top: { name: view.opponent, short: view.opponent, tokens: b.their_tokens, hand: b.their_hand_size,
+      playing: offered !== undefined && !mine ? offered : null,
+      secret: shown.opponent, tradeoff: b.their_tokens[1] ? null : "2 cards face down" },
+    bottom: { name: "You", short: "you", tokens: b.your_tokens, playing: offered !== undefined && mine ? offered : view.turn && view.turn.token !== null ? view.turn.token : null,
+      secret: shown.you, tradeoff: b.tradeoff.length ? names(b.tradeoff) : null },
   };
 }
 
-function render(view) {
+// A view from the server: the opponent's moves since the person's last one are played out one
+// at a time at the chosen pace (the round-end screen in its place), then the position is shown
+async function present(view) {
   const fresh = !game || game.id !== view.id;
-  game = view;
+  const before = fresh ? 0 : game.events.length;
   if (fresh) {
-    seenScorings = view.events.filter((e) => e.kind === "scoring").length;
+    seenScorings = 0;
+    drawn = null;
     if (document.activeElement) document.activeElement.blur();  // the keys play now, not the Start button
   }
+  game = view;
+  show("play");
+  const steps = view.steps.filter((st) => st.events > before);
+  document.body.dataset.steps = String(steps.length);
+  if (pace > 0 && steps.length) {
+    setBusy(true, `${view.opponent} is playing…`);
+    pending = null;
+    pick = null;
+    for (const [i, step] of steps.entries()) {
+      await roundEnds(step.events);  // a round scored before this move: its screen first
+      drawTable(playTable({ ...view, ...step, board: step.board, score: standing(step.board.markers), result: null, to_move: "opponent", your_move: false, turn: null }));
+      drawLog(view.events.slice(0, step.events));
+      $("prompt").textContent = `${view.opponent} is playing… (move ${i + 1} of ${steps.length})`;
+      document.body.dataset.shown = String(Number(document.body.dataset.shown || 0) + 1);  // for tests: a step is on screen
+      await new Promise((resolve) => setTimeout(resolve, pace));
+    }
+    setBusy(false);
+  }
+  render(view);
+}
+
+function roundEnds(upTo) {
+  const scorings = game.events.slice(0, upTo).filter((e) => e.kind === "scoring").length;
+  if (seenScorings >= scorings) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => { if (seenScorings >= scorings) resolve(); else $("round-end").addEventListener("close", done, { once: true }); };
+    $("round-end").addEventListener("close", done, { once: true });
+    showRoundEnd();
+  });
+}
+
+function standing(markers) {
+  const side = (who) => ({ charm: CHARM.reduce((sum, c, g) => sum + (markers[g] === who ? c : 0), 0), geishas: markers.filter((m) => m === who).length });
+  return { you: side("you"), opponent: side("opponent") };
+}
+
+function drawLog(events) {
+  $("log").replaceChildren(...events.map((e) => el("li", { class: e.who, text: e.text })));
+  $("log-area").scrollTop = $("log-area").scrollHeight;
+}
+
+function render(view) {
   show("play");
   const b = view.board;
-  const legal = new Map(view.choices.map((c) => [c.action, c.label]));
   drawTable(playTable(view));
 
-  // the selection: a token and its cards, chosen in any order and sent together
+  // the selection: a token and its cards, chosen in any order and sent together; an answer
+  // chosen on the cards, sent on Confirm
   const turn = view.turn;
   pending = turn && turn.token !== null ? { token: turn.token, fixed: true, cards: [] } : null;  // a new position
+  pick = view.phase === "SPLIT" && b.your_decision ? { split: [] } : null;
   drawHand();
-  $("private").textContent = `Your Secret: ${b.secret >= 0 ? `G${b.secret}` : "-"} · your Trade-off: ${names(b.tradeoff)}`;
+  drawOffer();
+  drawControls();
+  drawLog(view.events);
+  $("finished").hidden = !view.result;
+  $("board").dataset.over = view.result ? "1" : "";
+  if (view.result) showEnding(view);
+  showRoundEnd();
+  document.body.dataset.renders = Number(document.body.dataset.renders || 0) + 1;  // for tests: a view is shown
+}
 
-  // the offer on the table
+// The offer on the table; the person's answer (or split) is built on its cards
+function drawOffer() {
+  const view = game;
+  const b = view.board;
   const area = $("offer-area");
+  const mine = b.your_decision && view.your_move;
   area.hidden = !["GIFT_ANSWER", "SPLIT", "COMP_ANSWER"].includes(view.phase);
   $("offer").replaceChildren();
   if (view.phase === "GIFT_ANSWER") {
-    $("offer-title").textContent = b.your_decision ? "A Gift for you: take one card" : "Your Gift, waiting for the opponent";
-    $("offer").replaceChildren(...b.offer.map((g) => (b.your_decision && legal.has(14 + g)
-      ? card(g, { "data-action": 14 + g, title: `take G${g}`, onclick: () => move(14 + g) }) : card(g))));
+    $("offer-title").textContent = mine ? `A Gift from ${view.opponent}: take one card` : `Your Gift, waiting for ${view.opponent}`;
+    $("offer").replaceChildren(...b.offer.map((g, i) => {
+      if (!mine) return card(g);
+      const on = pick && pick.index === i;
+      const node = card(g, { class: `card${on ? " selected" : ""}`, "aria-pressed": on ? "true" : "false", "data-action": 14 + g,
+        title: `take ${label(g)}`, onclick: () => choose({ action: 14 + g, index: i, text: `take ${label(g)}` }) });
+      node.prepend(el("kbd", { text: String(i + 1) }));
+      return node;
+    }));
   } else if (view.phase === "SPLIT") {
-    $("offer-title").textContent = "Competition cards to split into two pairs";
-    $("offer").replaceChildren(...b.offer.map((g) => card(g)));
+    $("offer-title").textContent = "Your Competition: put two cards in pair A, the other two are pair B";
+    const inA = pick ? pick.split : [];
+    const group = (name, members) => el("div", { class: `set group-${name}`, "data-group": name }, [el("strong", { text: name }),
+      ...members.map((i) => {
+        const node = card(b.offer[i], { "data-index": i, title: name === "A" ? "move it to pair B" : "move it to pair A", onclick: () => toggleSplit(i) });
+        node.prepend(el("kbd", { text: String(i + 1) }));
+        return node;
+      })]);
+    const rest = b.offer.map((_, i) => i).filter((i) => !inA.includes(i));
+    $("offer").replaceChildren(group("A", inA), group("B", rest));
   } else if (view.phase === "COMP_ANSWER") {
-    $("offer-title").textContent = b.your_decision ? "Competition: take pair A or B" : "Your Competition, waiting for the opponent";
-    const set = (name, cards, action) => {
+    $("offer-title").textContent = mine ? `A Competition from ${view.opponent}: take pair A or B` : `Your Competition, waiting for ${view.opponent}`;
+    const set = (name, cards, action, i) => {
       const parts = [el("strong", { text: name }), ...cards.map((g) => card(g))];
-      if (!legal.has(action)) return el("div", { class: "set" }, parts);
-      return el("button", { class: "set", type: "button", "data-action": action, title: `take pair ${name}`, onclick: () => move(action) }, parts);
+      if (!mine) return el("div", { class: "set" }, parts);
+      const on = pick && pick.action === action;
+      const node = el("button", { class: `set${on ? " selected" : ""}`, type: "button", "aria-pressed": on ? "true" : "false", "data-action": action,
+        title: `take pair ${name}`, onclick: () => choose({ action, text: `take pair ${name}: ${names(cards)}` }) }, parts);
+      node.prepend(el("kbd", { text: String(i + 1) }));
+      return node;
     };
-    $("offer").replaceChildren(set("A", b.set_a, 21), set("B", b.set_b, 22));
+    $("offer").replaceChildren(set("A", b.set_a, 21, 0), set("B", b.set_b, 22, 1));
   }
-  drawControls();
+}
 
-  $("log").replaceChildren(...view.events.map((e) => el("li", { class: e.who, text: e.text })));
-  $("log-area").scrollTop = $("log-area").scrollHeight;
-  $("finished").hidden = !view.result;
-  if (view.result) {
-    $("result").textContent = view.result.text;
-    $("download").href = `/api/games/${encodeURIComponent(view.id)}/record`;
-  }
-  showRoundEnd();
-  document.body.dataset.renders = Number(document.body.dataset.renders || 0) + 1;  // for tests: a view is shown
+function choose(answer) {
+  pick = answer;
+  drawOffer();
+  drawControls();
+}
+
+function toggleSplit(i) {
+  const inA = pick.split;
+  if (inA.includes(i)) inA.splice(inA.indexOf(i), 1);
+  else if (inA.length < 2) inA.push(i);
+  else return;
+  drawOffer();
+  drawControls();
+}
+
+// The split action whose pairs are the two groups built on the cards (either may be called A)
+function splitAction() {
+  if (!pick || !pick.split || pick.split.length !== 2) return null;
+  const key = (cards) => [...cards].sort((x, y) => x - y).join(",");
+  const offer = game.board.offer;
+  const a = key(pick.split.map((i) => offer[i]));
+  const b = key(offer.filter((_, i) => !pick.split.includes(i)));
+  const found = game.choices.find((c) => c.sets && ((key(c.sets[0]) === a && key(c.sets[1]) === b) || (key(c.sets[0]) === b && key(c.sets[1]) === a)));
+  return found ? found.action : null;
+}
+
+// The end of a game: who won as a headline, the score and why, each round's scoring, what next
+function showEnding(view) {
+  const r = view.result;
+  const headline = { you: "You won", opponent: "You lost", draw: "Draw" }[r.winner];
+  $("headline").textContent = headline;
+  $("headline").className = `headline ${r.winner}`;
+  const why = r.reason.charAt(0).toUpperCase() + r.reason.slice(1);
+  $("result").textContent = r.points
+    ? `${why}. Charm points ${r.points[0]}-${r.points[1]}, geishas ${r.geishas[0]}-${r.geishas[1]} (you-${view.opponent}).`
+    : `${why}.`;
+  const rounds = view.events.filter((e) => e.kind === "scoring");
+  $("rounds").replaceChildren(
+    el("tr", {}, ["round", "you: charm", "geishas", `${view.opponent}: charm`, "geishas"].map((h) => el("th", { text: h }))),
+    ...rounds.map((e) => el("tr", {}, [e.round, e.points[0], e.geishas[0], e.points[1], e.geishas[1]].map((x) => el("td", { text: String(x) })))),
+  );
+  $("download").href = `/api/games/${encodeURIComponent(view.id)}/record`;
 }
 
 function needed() {
@@ -245,26 +410,34 @@ function drawControls() {
   const turn = view.turn;
   $("tokens").replaceChildren();
   $("selection-bar").hidden = true;
-  let prompt = view.result ? "" : !view.your_move ? "The opponent is thinking…" : prompts[view.phase] || "";
+  let prompt = view.result ? "" : !view.your_move ? `${view.opponent} is thinking…` : prompts[view.phase] || "";
   if (turn && !pending) {
-    prompt = "Choose an action token (keys 1-" + turn.tokens.length + ")";
+    prompt = turn.tokens.length === 1 ? "Play your last action token" : "Choose an action token";
     $("tokens").replaceChildren(...turn.tokens.map((t, i) => el("button", { class: "choice token-choice", type: "button",
       "data-token": t.token, onclick: () => chooseToken(t.token) }, [el("kbd", { text: String(i + 1) }), ` ${t.name} (${t.cards} card${t.cards > 1 ? "s" : ""})`])));
   } else if (turn && pending) {
     const chosen = pending.cards.map((i) => game.board.hand[i]);
     const left = needed();
-    prompt = left ? `${TOKENS[pending.token]}: choose ${left} more card${left > 1 ? "s" : ""} from your hand, in any order` : `${TOKENS[pending.token]}: confirm your cards`;
+    prompt = left ? `${TOKENS[pending.token]}: choose ${plural(left, "more card")} from your hand, in any order` : `${TOKENS[pending.token]}: confirm your cards`;
     $("selection-bar").hidden = false;
     $("selected").textContent = `Selected for ${TOKENS[pending.token]}: ${names(chosen)}`;
     $("confirm").disabled = left !== 0;
     $("cancel").textContent = pending.fixed ? "Clear" : "Cancel";
+  } else if (view.your_move && pick && pick.split) {
+    const ready = splitAction() !== null;
+    prompt = ready ? "Confirm the two pairs, or move a card to change them" : `Tap ${plural(2 - pick.split.length, "more card")} to put in pair A`;
+    $("selection-bar").hidden = false;
+    $("selected").textContent = `Pair A: ${names(pick.split.map((i) => view.board.offer[i]))}`;
+    $("confirm").disabled = !ready;
+    $("cancel").textContent = "Clear";
+  } else if (view.your_move && pick) {
+    prompt = "Confirm, or choose again";
+    $("selection-bar").hidden = false;
+    $("selected").textContent = `You ${pick.text}`;
+    $("confirm").disabled = false;
+    $("cancel").textContent = "Cancel";
   }
   $("prompt").textContent = view.result ? "" : `Round ${view.round}: ${prompt}`;
-  // every other legal choice is a numbered button
-  const others = turn ? [] : view.choices;
-  $("choices").replaceChildren(...others.map((c, i) =>
-    el("button", { class: "choice", type: "button", "data-action": c.action, onclick: () => move(c.action) },
-      [el("kbd", { text: String(i + 1) }), ` ${c.label}`])));
 }
 
 function chooseToken(token) {
@@ -274,6 +447,12 @@ function chooseToken(token) {
 }
 
 function cancelSelection() {
+  if (pick) {
+    pick = pick.split ? { split: [] } : null;
+    drawOffer();
+    drawControls();
+    return;
+  }
   if (!pending) return;
   if (pending.fixed) pending.cards = [];
   else pending = null;
@@ -282,14 +461,40 @@ function cancelSelection() {
 }
 
 function confirmSelection() {
+  if (busy) return;
+  if (pick) {
+    const action = pick.split ? splitAction() : pick.action;
+    if (action !== null) move(action);
+    return;
+  }
   if (!pending || needed() !== 0) return;
   const body = { cards: pending.cards.map((i) => game.board.hand[i]) };
   if (!pending.fixed) body.token = pending.token;
-  run(async () => render(await api("POST", `/api/games/${encodeURIComponent(game.id)}/turn`, body)));
+  send(`/api/games/${encodeURIComponent(game.id)}/turn`, body);
 }
 
 function move(action) {
-  run(async () => render(await api("POST", `/api/games/${encodeURIComponent(game.id)}/actions`, { action })));
+  if (busy) return;
+  send(`/api/games/${encodeURIComponent(game.id)}/actions`, { action });
+}
+
+// A move on its way: every control waits (disabled, and the keys too) until the answer is shown
+function send(path, body) {
+  setBusy(true, "Sending your move…");
+  run(async () => {
+    let view = null;
+    try { view = await api("POST", path, body); } finally { setBusy(false); }
+    await present(view);
+  });
+}
+
+function setBusy(on, text) {
+  busy = on;
+  document.body.dataset.busy = on ? "1" : "";
+  document.querySelectorAll("#controls button, #hand button, #offer button").forEach((b) => {
+    if (on) { b.dataset.wasDisabled = b.disabled ? "1" : ""; b.disabled = true; } else if (b.dataset.wasDisabled === "") b.disabled = false;
+  });
+  if (on) $("prompt").textContent = text;
 }
 
 // The round-end screen: held until the person moves on, one scoring at a time.
@@ -299,10 +504,13 @@ function showRoundEnd() {
   if (dialog.open || seenScorings >= scorings.length) return;
   const s = scorings[seenScorings];
   const side = (m) => (m === "you" ? 0 : m === "opponent" ? 1 : null);
-  const table = scoringTable({ ...s, markers: s.markers.map(side), markers_before: s.markers_before.map(side) }, ["you", "the opponent"]);
+  const table = scoringTable({ ...s, markers: s.markers.map(side), markers_before: s.markers_before.map(side) }, ["you", game.opponent]);
   $("round-end-title").textContent = s.final ? `Round ${s.round} scored: the game is over` : `Round ${s.round} scored`;
   const body = [table];
-  if (s.final && game.result) body.push(el("p", { class: "final", text: game.result.text }));
+  if (s.final && game.result) {
+    const r = game.result;
+    body.push(el("p", { class: "final", text: `${{ you: "You won", opponent: "You lost", draw: "Draw" }[r.winner]}: ${r.reason}.` }));
+  }
   $("round-end-body").replaceChildren(...body);
   dialog.showModal();
 }
@@ -316,11 +524,22 @@ $("round-end").addEventListener("close", () => {
 
 function showFrames(data, watched = false) {
   frames = data.frames;
-  players = data.players;
+  players = data.names;
+  spoilerFree = watched;
   $("scrub").max = frames.length - 1;
   $("watch-download").hidden = !watched;
   if (watched) $("watch-download").href = URL.createObjectURL(new Blob([data.record], { type: "application/x-ndjson" }));
-  $("log").replaceChildren(...frames.slice(1).map((f, i) => el("li", { class: f.seat === 0 ? "bottom" : f.seat === 1 ? "top" : "table", "data-frame": i + 1, text: f.move })));
+  const lines = [];
+  frames.forEach((f, i) => {
+    if (i === 0) return;
+    lines.push(el("li", { class: f.seat === 0 ? "bottom" : f.seat === 1 ? "top" : "table", "data-frame": i, text: f.move, onclick: () => { stopTimer(); goTo(i); } }));
+    if (f.scoring) {
+      const sc = f.scoring;
+      const text = `Round ${sc.round} scored: charm points ${sc.points[0]}-${sc.points[1]}, geishas ${sc.geishas[0]}-${sc.geishas[1]} (${players[0]}-${players[1]}).`;
+      lines.push(el("li", { class: "table scoring-line", "data-frame": i, text, onclick: () => { stopTimer(); goTo(i); } }));
+    }
+  });
+  $("log").replaceChildren(...lines);
   show("replay");
   goTo(0);
   if (watched) startTimer();
@@ -328,11 +547,14 @@ function showFrames(data, watched = false) {
 
 function frameTable(f) {
   const side = (m) => (m === 0 ? "bottom" : m === 1 ? "top" : null);
+  // the token on the table: the one being chosen for, or the Gift or Competition being answered
+  const offered = { SELECT: f.token, GIFT_ANSWER: 2, SPLIT: 3, COMP_ANSWER: 3 }[f.phase];
+  const player = offered === undefined || f.to_move === null ? null : ["SELECT", "SPLIT"].includes(f.phase) ? f.to_move : 1 - f.to_move;
   const seat = (s) => ({
-    name: `${players[s]} (player_${s})`, short: `player_${s}`, tokens: f.tokens[s], hand: f.hands[s],
-    secret: f.secrets[s] >= 0 ? `G${f.secrets[s]}` : null, tradeoff: f.tradeoffs[s].length ? names(f.tradeoffs[s]) : null,
+    name: players[s], short: players[s], tokens: f.tokens[s], hand: f.hands[s], playing: s === player ? offered : null,
+    secret: f.secrets[s] >= 0 ? label(f.secrets[s]) : null, tradeoff: f.tradeoffs[s].length ? names(f.tradeoffs[s]) : null,
   });
-  const status = f.result ? "game over" : f.scoring ? "round scored" : `${players[f.to_move]} (player_${f.to_move}) to move`;
+  const status = f.result ? "game over" : f.scoring ? "round scored" : `${players[f.to_move]} to move`;
   return {
     round: f.round, status, pile: f.draw_pile.length, toMove: side(f.to_move),
     score: { top: { charm: f.score.points[1], geishas: f.score.geishas[1] }, bottom: { charm: f.score.points[0], geishas: f.score.geishas[0] } },
@@ -341,11 +563,13 @@ function frameTable(f) {
 }
 
 function goTo(i) {
-  frame = Math.max(0, Math.min(frames.length - 1, i));
+  const next = Math.max(0, Math.min(frames.length - 1, i));
+  if (Math.abs(next - frame) !== 1) drawn = null;  // a jump: no single move to mark
+  frame = next;
   const f = frames[frame];
   drawTable(frameTable(f));
   $("scrub").value = frame;
-  $("replay-pos").textContent = `decision ${frame} of ${frames.length - 1} · round ${f.round}`;
+  $("replay-pos").textContent = `move ${frame} of ${frames.length - 1} · round ${f.round}`;
   $("replay-move").textContent = f.move;
   const extra = [];
   const phase = { SELECT: `choosing cards for ${TOKENS[f.token]}: ${names(f.selection)}`, SPLIT: `Competition cards to split: ${names(f.offer)}`,
@@ -356,12 +580,16 @@ function goTo(i) {
     const before = previous ? previous.scoring.markers : Array(7).fill(-1);
     const own = (m) => (m < 0 ? null : m);
     extra.push(el("h3", { text: `Round ${f.scoring.round} scored` }),
-      scoringTable({ ...f.scoring, markers: f.scoring.markers.map(own), markers_before: before.map(own) }, [`${players[0]} (player_0)`, `${players[1]} (player_1)`]));
+      scoringTable({ ...f.scoring, markers: f.scoring.markers.map(own), markers_before: before.map(own) }, players));
   }
   if (f.result) extra.push(el("p", { class: "final", text: f.result.text }));
-  extra.push(el("p", { class: "hidden-cards", text: `Hidden from both players: removed card G${f.removed} · draw pile ${names(f.draw_pile)} (top first)` }));
+  const pile = f.draw_pile.length ? `draw pile, top first: ${names(f.draw_pile)}` : "the draw pile is empty";
+  extra.push(el("p", { class: "hidden-cards", text: `Hidden from both players: the removed card ${label(f.removed)} · ${pile}` }));
   $("replay-extra").replaceChildren(...extra);
-  document.querySelectorAll("#log li").forEach((li) => li.classList.toggle("current", Number(li.dataset.frame) === frame));
+  document.querySelectorAll("#log li").forEach((li) => {
+    li.classList.toggle("current", Number(li.dataset.frame) === frame);
+    li.hidden = spoilerFree && Number(li.dataset.frame) > frame;  // a watched game tells no move before it is played
+  });
   const current = document.querySelector("#log li.current");
   if (current) current.scrollIntoView({ block: "nearest" });
   if (frame === frames.length - 1) stopTimer();
@@ -400,7 +628,7 @@ function describeLine(line, i) {
     const r = JSON.parse(line);
     const who = Array.isArray(r.players) ? r.players.map(String).join(" vs ") : "?";
     const w = r.result ? r.result.winner : null;
-    const won = w === 0 || w === 1 ? `player_${w} won` : w === -1 ? "a draw" : "";
+    const won = (w === 0 || w === 1) && Array.isArray(r.players) ? `${String(r.players[w]) === "human" ? "you" : String(r.players[w])} won` : w === -1 ? "a draw" : "";
     return `game ${i + 1}: ${who}${won ? `, ${won}` : ""}`.slice(0, 120);
   } catch {
     return `game ${i + 1}: not JSON`;
@@ -413,18 +641,44 @@ function showForm(id) {
   for (const f of ["new-game", "watch-game", "pick-game"]) $(f).hidden = f !== id;
 }
 
-$("show-new").addEventListener("click", () => showForm("new-game"));
+$("show-new").addEventListener("click", () => showForm($("new-game").hidden ? "new-game" : null));
+
 $("show-watch").addEventListener("click", () => showForm("watch-game"));
 $("show-rules").addEventListener("click", () => $("rules").showModal());
+// A new game; one in progress is abandoned only after the person says so
+function startGame(settings) {
+  const go = () => run(async () => {
+    const view = await api("POST", "/api/games", settings);
+    lastStart = settings;
+    showForm(null);  // the form folds away while the game is played
+    await present(view);
+  });
+  if (!game || game.result) { go(); return; }
+  $("abandon").returnValue = "";
+  $("abandon").showModal();
+  $("abandon").addEventListener("close", () => { if ($("abandon").returnValue === "abandon") go(); }, { once: true });
+}
+
 $("new-game").addEventListener("submit", (event) => {
   event.preventDefault();
   const seed = $("seed").value === "" ? null : Number($("seed").value);
-  run(async () => render(await api("POST", "/api/games", { opponent: $("opponent").value, seat: Number($("seat").value), seed })));
+  startGame({ opponent: $("opponent").value, seat: Number($("seat").value), seed });
 });
+$("play-again").addEventListener("click", () => startGame(lastStart || { opponent: game.opponent, seat: game.seat, seed: null }));
 $("watch-game").addEventListener("submit", (event) => {
   event.preventDefault();
   const seed = $("watch-seed").value === "" ? null : Number($("watch-seed").value);
-  run(async () => showFrames(await api("POST", "/api/watch", { players: [$("watch-0").value, $("watch-1").value], seed }), true));
+  const players = [$("watch-0").value, $("watch-1").value];
+  $("watch-start").disabled = true;
+  $("watch-status").textContent = `${players[0]} and ${players[1]} are playing the game; it is shown once it is over…`;
+  run(async () => {
+    try {
+      showFrames(await api("POST", "/api/watch", { players, seed }), true);
+    } finally {
+      $("watch-start").disabled = false;
+      $("watch-status").textContent = "";
+    }
+  });
 });
 $("pick-game").addEventListener("submit", (event) => {
   event.preventDefault();
@@ -441,6 +695,14 @@ $("upload").addEventListener("change", () => run(async () => {
   if (file) await openFile(file);
 }));
 $("confirm").addEventListener("click", confirmSelection);
+$("pace").addEventListener("change", () => {
+  pace = Number($("pace").value);
+  try { localStorage.setItem("hanamikoji-pace", String(pace)); } catch { /* storage off: this page only */ }
+});
+try {
+  const saved = localStorage.getItem("hanamikoji-pace");
+  if (saved !== null && [...$("pace").options].some((o) => o.value === saved)) { $("pace").value = saved; pace = Number(saved); }
+} catch { /* storage off */ }
 $("cancel").addEventListener("click", cancelSelection);
 $("first").addEventListener("click", () => goTo(0));
 $("prev").addEventListener("click", () => goTo(frame - 1));
@@ -451,6 +713,7 @@ $("speed").addEventListener("change", () => { if (timer !== null) startTimer(); 
 $("scrub").addEventListener("input", () => goTo(Number($("scrub").value)));
 $("close-replay").addEventListener("click", () => {
   $("pick-game").hidden = true;
+  drawn = null;
   if (game) render(game); else show("welcome");
 });
 
@@ -465,14 +728,17 @@ document.addEventListener("keydown", (event) => {
     event.preventDefault();
     return;
   }
-  if (mode !== "play" || !game || !game.your_move || $("round-end").open) return;
+  if (mode !== "play" || !game || !game.your_move || busy || $("round-end").open) return;
   const n = Number(event.key);
+  const offer = game.board.offer;
   if (event.key === "Enter") confirmSelection();
   else if (event.key === "Escape") cancelSelection();
   else if (Number.isInteger(n) && n >= 1) {
     if (game.turn && !pending && n <= game.turn.tokens.length) chooseToken(game.turn.tokens[n - 1].token);
     else if (game.turn && pending && n <= game.board.hand.length) toggle(n - 1);
-    else if (!game.turn && n <= game.choices.length) move(game.choices[n - 1].action);
+    else if (game.phase === "SPLIT" && pick && n <= offer.length) toggleSplit(n - 1);
+    else if (game.phase === "GIFT_ANSWER" && n <= offer.length) choose({ action: 14 + offer[n - 1], index: n - 1, text: `take ${label(offer[n - 1])}` });
+    else if (game.phase === "COMP_ANSWER" && n <= 2) choose({ action: 20 + n, text: `take pair ${"AB"[n - 1]}: ${names(n === 1 ? game.board.set_a : game.board.set_b)}` });
     else return;
   } else return;
   event.preventDefault();
@@ -480,6 +746,7 @@ document.addEventListener("keydown", (event) => {
 
 run(async () => {
   const data = await api("GET", "/api/opponents");
+  GEISHAS = data.geishas;
   const options = () => data.opponents.map((o) => el("option", { value: o, text: o }));
   $("opponent").replaceChildren(...options());
   $("watch-0").replaceChildren(...options());
