@@ -18,7 +18,9 @@ public summary of every scoring.  A file of records is JSON lines
 recorded are rules 1, the only rules there were), and :func:`verify` refuses a
 record of other rules.  ``result.winner`` is 0 or 1, -1 for a draw (round limit only), or null when an
 illegal move ended the game (``env()``'s convention: the mover gets -1), and
-then ``result.illegal`` is that ``[seat, action]``.
+then ``result.illegal`` is that ``[seat, action]``.  ``result`` itself is null for a
+game stopped before its end (a person quitting ``hanamikoji-play``): the record
+holds what was played, and :func:`verify` checks that it replays and does not end.
 
 A record is untrusted input: :func:`parse_record` checks the schema, every type
 and every bound before anything is replayed, and lines over 1 MiB are refused
@@ -95,6 +97,8 @@ class GameRecord:
     meta: Meta = field(default_factory=dict)
     env_version: str = __version__
     rules_version: int = RULES_VERSION
+    finished: bool = True
+    """False for a game stopped before its end (``result`` null in JSON; no winner, rewards 0)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -105,7 +109,9 @@ class GameRecord:
             "players": list(self.players),
             "decks": [list(d) for d in self.decks],
             "actions": [list(a) for a in self.actions],
-            "result": {
+            "result": None
+            if not self.finished
+            else {
                 "winner": self.winner,
                 "rewards": list(self.rewards),
                 "rounds": self.rounds,
@@ -123,11 +129,27 @@ class GameRecord:
 # ------------------------------------------------------------ building ---
 
 
-def from_env(env: Any, players: tuple[str, str], meta: Meta | None = None) -> GameRecord:
-    """The record of the game an AEC env (``raw_env`` or ``env()``) has just finished."""
+def from_env(
+    env: Any, players: tuple[str, str], meta: Meta | None = None, stopped: bool = False
+) -> GameRecord:
+    """The record of the game an AEC env (``raw_env`` or ``env()``) has just finished; with
+    ``stopped``, of a game being abandoned before its end (what was played so far)."""
     history = env.history()
     if not history.over:
-        raise RecordError("the game is not over yet: a record is made of a finished game")
+        if not stopped:
+            raise RecordError("the game is not over yet: a record is made of a finished game")
+        return GameRecord(
+            players=players,
+            decks=tuple(history.decks),
+            actions=tuple(history.actions),
+            winner=None,
+            rewards=(0.0, 0.0),
+            rounds=history.round,
+            round_summaries=tuple(history.round_summaries),
+            round_limit=env.round_limit,
+            meta=_check_meta(dict(meta or {}), "meta"),
+            finished=False,
+        )
     return GameRecord(
         players=players,
         decks=tuple(history.decks),
@@ -169,7 +191,10 @@ def parse_record(data: object, where: str = "record") -> GameRecord:
     actions = []
     for i, move in enumerate(_list(d["actions"], f"{where}.actions", 0, MAX_ACTIONS)):
         actions.append(_move(move, f"{where}.actions[{i}]"))
-    r = _mapping(d["result"], f"{where}.result", _RESULT_KEYS)
+    if d["result"] is None:  # a game stopped before its end
+        r = {"winner": None, "rewards": [0, 0], "rounds": len(decks), "illegal": None}
+    else:
+        r = _mapping(d["result"], f"{where}.result", _RESULT_KEYS)
     winner = r["winner"]
     if winner is not None:
         winner = _int(winner, f"{where}.result.winner", -1, 1)
@@ -197,6 +222,7 @@ def parse_record(data: object, where: str = "record") -> GameRecord:
         meta=meta,
         env_version=env_version,
         rules_version=rules_version,
+        finished=d["result"] is not None,
     )
 
 
@@ -319,7 +345,11 @@ def verify(record: GameRecord, where: str = "record") -> None:
         for s, t in itertools.pairwise(states)
         if t.last_round is not None and t.last_round != s.last_round
     ]
-    if record.illegal is not None:
+    if not record.finished:
+        if final.phase == Phase.GAME_OVER:
+            raise RecordError(f"{where}: the record says the game was stopped, but its actions end it")
+        expected_winner, expected_rewards, expected_rounds = None, (0.0, 0.0), final.round
+    elif record.illegal is not None:
         seat, action = record.illegal
         if final.phase == Phase.GAME_OVER or seat != final.to_move or engine.legal_mask(final)[action]:
             raise RecordError(

@@ -173,6 +173,34 @@ def test_a_move_that_is_not_legal_changes_nothing() -> None:
         session.play(0)
 
 
+def test_a_view_holds_the_opponents_moves_since_the_persons_as_steps_to_show() -> None:
+    session = GameSession("heuristic", seat=1, seed=5)  # the bot starts
+    assert session.view()["steps"], "the bot's opening moves"
+    shown = 0
+    for _ in range(40):
+        view = session.view()
+        steps = view["steps"]
+        shown += len(steps)
+        if not steps:  # the person moves again (an answer, then their own turn): nothing to show
+            assert view["your_move"]
+        else:
+            counts = [st["events"] for st in steps]
+            assert counts == sorted(set(counts)) and counts[-1] == len(view["events"])  # each told something
+            assert steps[-1]["board"] == view["board"]  # the last step is the position the person answers
+        before = len(view["events"])
+        if view["turn"] is not None:
+            turn = view["turn"]
+            token = turn["tokens"][0]
+            session.play_turn(view["board"]["hand"][: token["cards"]], token["token"])
+        else:
+            session.play(view["choices"][0]["action"])
+        if session.over:
+            break
+        # only the bot's moves after the person's are steps now
+        assert all(st["events"] > before for st in session.view()["steps"])
+    assert shown >= 4  # the opponent moved between the person's moves, and each was a step
+
+
 def test_each_geisha_has_a_name_a_colour_and_her_value_in_every_label() -> None:
     from hanamikoji_env.rules import NUM_GEISHAS, VALUES
 
@@ -382,7 +410,37 @@ def test_the_terminal_board_shows_the_rules_and_asks_before_a_game_is_abandoned(
             assert not app.is_running
 
     asyncio.run(drive())
-    assert not session.over
+    assert not session.over and not app.recorded  # no --record: nothing written
+
+
+def test_a_game_quit_in_the_terminal_is_recorded_as_far_as_it_went(tmp_path: Path) -> None:
+    path = tmp_path / "games.jsonl"
+    session = GameSession("heuristic", seat=0, seed=4)
+    app = tui.PlayApp(session, path)
+
+    async def drive() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("1", "1", "enter")  # a Secret: the first card of the hand
+            await pilot.pause()
+            await pilot.press("q")
+            assert "appended to" in app.screen.text and "unfinished" in app.screen.text
+            await pilot.press("y")
+            await pilot.pause()
+
+    asyncio.run(drive())
+    (record,) = list(records.read_records(path))
+    records.verify(record)  # it replays, and it does not end
+    assert not record.finished and record.winner is None and record.to_dict()["result"] is None
+    assert list(record.actions) == list(session.env.history().actions) and len(record.actions) >= 2
+    frames = replay_frames(record)
+    assert frames[-1]["move"] == "The game was stopped here, unfinished." and frames[-1]["result"] is None
+    # a record that says the game was stopped while its actions end it is refused
+    finished = GameSession("random", seed=8)
+    play_out(finished)
+    data = finished.record().to_dict()
+    data["result"] = None
+    with pytest.raises(records.RecordError, match="stopped, but its actions end it"):
+        records.verify(records.parse_record(data))
 
 
 def test_the_terminal_board_shows_the_table_as_the_person_sees_it() -> None:

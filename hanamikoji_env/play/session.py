@@ -304,14 +304,15 @@ class GameSession:
             "needed": info.cards_needed if info.phase == Phase.SELECT else None,
         }
 
-    def record(self) -> records.GameRecord:
-        """The game record of the finished game."""
+    def record(self, stopped: bool = False) -> records.GameRecord:
+        """The game record of the finished game; with ``stopped``, of what was played of a game
+        the person abandons (a record whose ``result`` is null)."""
         players = [self.opponent, self.opponent]
         players[self.seat] = HUMAN
         meta: records.Meta = {"source": self.source, "human_seat": self.seat, "practice": self.practice}
         if self.practice:
             meta["seed"] = self.seed  # the player chose it: it reveals nothing they did not know
-        return records.from_env(self.env, (players[0], players[1]), meta)
+        return records.from_env(self.env, (players[0], players[1]), meta, stopped=stopped)
 
 
 # ---------------------------------------------------- observation views ---
@@ -554,6 +555,7 @@ def replay_frames(record: records.GameRecord) -> list[dict[str, Any]]:
     records.verify(record)
     states = records.replay(record)
     names = seat_names(record.players)
+    stopped = [] if record.finished else [_frame(states[-1], "The game was stopped here, unfinished.", names)]
     frames = [_frame(states[0], "The first deal.", names)]
     for (seat, action), before, state in zip(record.actions, states[:-1], states[1:], strict=True):
         selecting = state.phase == Phase.SELECT and state.round == before.round
@@ -567,7 +569,7 @@ def replay_frames(record: records.GameRecord) -> list[dict[str, Any]]:
             )
         else:
             frames.append(_frame(state, text, names, seat))
-    return frames
+    return frames + stopped
 
 
 def seat_names(players: tuple[str, ...] | list[str]) -> tuple[str, str]:

@@ -15,9 +15,10 @@ order: pick the token, then press the numbers of the cards in your hand to
 select or put back each one; ``Enter`` confirms, ``Esc`` cancels.  At the end of
 each round the scoring stays on screen (the revealed Secrets, each geisha's
 cards and marker, the totals) until you press ``Enter``.  ``?`` shows the rules.
-``q`` quits (a game in progress only after you confirm: it is not recorded).
-With ``--record FILE`` the finished game is appended to FILE as a game record
-(:mod:`hanamikoji_env.records`).  It fits an 80x24 terminal.
+``q`` quits (a game in progress only after you confirm).  With ``--record FILE``
+the finished game is appended to FILE as a game record
+(:mod:`hanamikoji_env.records`), and so is what was played of a game you quit
+(a record whose result is null).  It fits an 80x24 terminal.
 """
 
 from __future__ import annotations
@@ -311,8 +312,22 @@ class PlayApp(App[None]):
         if self.session.over:
             self.exit()
             return
-        question = "The game is not finished and will not be recorded.\nQuit anyway? y quits, any other key plays on."
-        self.push_screen(Notice(question, question=True), lambda yes: self.exit() if yes else None)
+        kept = (
+            f"What was played will be appended to {self.record_path} as an unfinished game."
+            if self.record_path is not None
+            else "It will not be recorded."
+        )
+        question = f"The game is not finished. {kept}\nQuit anyway? y quits, any other key plays on."
+        self.push_screen(Notice(question, question=True), self._leave)
+
+    def _leave(self, yes: bool | None) -> None:
+        if not yes:
+            return
+        if self.record_path is not None and not self.recorded:
+            with open(self.record_path, "a", encoding="utf-8") as f:
+                f.write(self.session.record(stopped=True).to_json() + "\n")
+            self.recorded = True
+        self.exit()
 
     def action_choose(self, number: int) -> None:
         view = self.session.view()
@@ -435,10 +450,11 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(str(e))
     app = PlayApp(session, args.record)
     app.run()
-    if not session.over:
+    if app.recorded:
+        done = "game record" if session.over else "unfinished game's record (what was played)"
+        print(f"The {done} was appended to {args.record}.")
+    elif not session.over:
         print("The game was not finished: no record was written.")
-    elif args.record is not None:
-        print(f"The game record was appended to {args.record}.")
 
 
 if __name__ == "__main__":

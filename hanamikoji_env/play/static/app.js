@@ -136,8 +136,8 @@ function drawTable(t) {
       marked(el("span", { class: `token ${state(i)}`, title: `${name}: ${title[state(i)]}`, text: name }), marks && marks.tokens[side].includes(i))));
     const parts = [el("strong", { text: p.name }), tokens];
     if (p.hand !== undefined) parts.push(el("span", { text: typeof p.hand === "number" ? `${plural(p.hand, "card")} in hand` : `hand ${names(p.hand)}` }));
-    if (p.secret) parts.push(el("span", { text: `Secret ${p.secret}` }));
-    if (p.tradeoff) parts.push(el("span", { text: `Trade-off ${p.tradeoff}` }));
+    parts.push(el("span", { class: "slot", text: `Secret: ${p.secret || "-"}` }));
+    parts.push(el("span", { class: "slot", text: `Trade-off: ${p.tradeoff || "-"}` }));
     $(`${side}-player`).replaceChildren(...parts);
     $(`${side}-player`).classList.toggle("to-move", t.toMove === side);
   }
@@ -261,7 +261,15 @@ function standing(markers) {
 
 function drawLog(events) {
   $("log").replaceChildren(...events.map((e) => el("li", { class: e.who, text: e.text })));
-  $("log-area").scrollTop = $("log-area").scrollHeight;
+  // to the end, with the top line whole (not half hidden under the panel's heading)
+  const box = $("log-area");
+  $("log").style.paddingBottom = "0px";
+  const heading = box.querySelector("h2").offsetHeight;
+  const end = box.scrollHeight - box.clientHeight;
+  const first = [...$("log").children].find((li) => li.offsetTop - heading >= end);
+  const top = first ? first.offsetTop - heading : end;
+  $("log").style.paddingBottom = `${Math.max(0, top - end)}px`;  // room to scroll that far
+  box.scrollTop = top;
 }
 
 function render(view) {
@@ -629,7 +637,8 @@ function describeLine(line, i) {
     const who = Array.isArray(r.players) ? r.players.map(String).join(" vs ") : "?";
     const w = r.result ? r.result.winner : null;
     const won = (w === 0 || w === 1) && Array.isArray(r.players) ? `${String(r.players[w]) === "human" ? "you" : String(r.players[w])} won` : w === -1 ? "a draw" : "";
-    return `game ${i + 1}: ${who}${won ? `, ${won}` : ""}`.slice(0, 120);
+    const how = r.result === null ? "unfinished" : won;
+    return `game ${i + 1}: ${who}${how ? `, ${how}` : ""}`.slice(0, 120);
   } catch {
     return `game ${i + 1}: not JSON`;
   }
