@@ -135,6 +135,8 @@ def _play_whole_game(page: Any, tmp_path: Path, tag: str) -> dict:
         "undone": 0,
         "abandon": 0,
         "marked": 0,
+        "gift": 0,
+        "pair": 0,
     }
     steps = 0
     while page.locator("#finished").is_hidden() or page.locator("#round-end[open]").count():
@@ -220,6 +222,7 @@ def _play_whole_game(page: Any, tmp_path: Path, tag: str) -> dict:
         else:
             answers = page.locator("#offer button")
             assert answers.count(), page.text_content("#prompt")
+            seen["gift" if "Gift" in (page.text_content("#offer-title") or "") else "pair"] += 1
             answers.first.click()  # chosen: nothing is sent before Confirm
             assert page.evaluate("document.body.dataset.renders") == renders
             assert "You take" in (page.text_content("#selected") or "")
@@ -270,6 +273,7 @@ def test_a_person_plays_a_whole_game_on_the_cards_and_replays_it(server: str, tm
         assert not errors, errors
         assert seen["cancelled"] == 1 and seen["descending"] >= 1 and seen["abandon"] == 1
         assert seen["split"] >= 1 and seen["undone"] == 1 and seen["marked"] >= 3, seen
+        assert seen["gift"] >= 1 and seen["pair"] >= 1, seen  # both kinds of answer, chosen and confirmed
         assert int(page.evaluate("document.body.dataset.shown")) > 0  # steps were played out one at a time
         assert page.locator("#round-end[open]").count() == 0
 
