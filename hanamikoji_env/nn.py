@@ -21,18 +21,13 @@ uncompressed sizes (what ``torch.load`` would allocate) must stay within
 refused unread.  Every bad file is a one-line :class:`CheckpointError`.
 Files are written atomically (a temporary file, then a rename), so an
 interrupted save never leaves a truncated checkpoint behind
-(:func:`remove_stale_temporaries` cleans up after one that was killed).
+(:func:`~hanamikoji_env.files.remove_stale_temporaries` cleans up after one that was killed).
 """
 
 from __future__ import annotations
 
-import errno
-import glob
-import os
 import pickletools
 import re
-import shutil
-import tempfile
 import warnings
 import zipfile
 from pathlib import Path
@@ -45,6 +40,7 @@ from torch import nn
 from hanamikoji_env._version import __version__
 from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.excerpt import short
+from hanamikoji_env.files import replace_atomically
 from hanamikoji_env.observation import DEFAULT_VERSION, VERSIONS, get_version
 from hanamikoji_env.pretrained import resolve_checkpoint
 
@@ -156,37 +152,8 @@ def save_checkpoint(path: str | Path, model: PolicyNet, **extra: Any) -> None:
         "state_dict": model.state_dict(),
         **extra,
     }
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            torch.save(payload, f)
-        os.chmod(tmp, 0o644)  # mkstemp makes it private; a checkpoint is an ordinary file
-        os.replace(tmp, path)
-    except (OSError, RuntimeError) as e:  # torch reports a full disk as "enforce fail ... unexpected pos"
-        Path(tmp).unlink(missing_ok=True)
-        full = shutil.disk_usage(path.parent).free < 2 * 2**20
-        why = "no space left on the device" if full else str(e).strip().splitlines()[0][:200]
-        error = OSError(f"cannot write {path}: {why}; it is left as it was")
-        error.errno = errno.ENOSPC if full else None
-        raise error from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def remove_stale_temporaries(path: str | Path) -> list[Path]:
-    """Delete the temporary files that :func:`save_checkpoint` of ``path`` left behind when it was
-    killed midway (``<name>*.tmp`` beside it); returns what was removed.  Call it only where no
-    other process is saving the same path."""
-    path = Path(path)
-    if not path.parent.is_dir():
-        return []
-    stale = [p for p in path.parent.glob(glob.escape(path.name) + "*.tmp") if p.is_file()]
-    for p in stale:
-        p.unlink(missing_ok=True)
-    return stale
+    # torch reports a full disk as a RuntimeError ("enforce fail ... unexpected pos")
+    replace_atomically(path, lambda tmp: torch.save(payload, tmp), errors=(OSError, RuntimeError))
 
 
 def load_checkpoint(path: str | Path) -> dict[str, Any]:

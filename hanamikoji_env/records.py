@@ -38,7 +38,6 @@ import itertools
 import json
 import math
 import os
-import secrets
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -49,6 +48,7 @@ from hanamikoji_env import engine
 from hanamikoji_env._version import __version__
 from hanamikoji_env.actions import NUM_ACTIONS, action_name
 from hanamikoji_env.excerpt import short
+from hanamikoji_env.files import replace_atomically
 from hanamikoji_env.rules import RULES_VERSION, Phase, State, returns, validate_deck
 
 SCHEMA = "hanamikoji-record/1"
@@ -264,26 +264,18 @@ def write_records(path: str | os.PathLike[str], records: Iterable[GameRecord]) -
 
 
 def write_lines(path: str | os.PathLike[str], lines: Iterable[str]) -> int:
-    """Write JSON lines atomically (a temporary file renamed into place); returns how many."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f".{path.name}.{secrets.token_hex(8)}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask's mode, like other outputs
+    """Write JSON lines atomically (:func:`hanamikoji_env.files.replace_atomically`); returns how
+    many."""
     count = 0
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+
+    def write(tmp: Path) -> None:
+        nonlocal count
+        with open(tmp, "w", encoding="utf-8") as f:
             for line in lines:
                 f.write(line + "\n")
                 count += 1
-        os.replace(tmp, path)
-    except OSError as e:  # a full disk: the file is left as it was, and the message names it
-        Path(tmp).unlink(missing_ok=True)
-        error = OSError(f"cannot write {path}: {e.strerror or e}; it is left as it was")
-        error.errno = e.errno  # one line when printed, the cause still testable
-        raise error from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+
+    replace_atomically(path, write)
     return count
 
 

@@ -410,15 +410,15 @@ def test_stale_temporary_files_of_a_killed_save_are_cleaned_on_start_and_resume(
     cfg = Config.from_dict({**TINY, "runs_dir": str(tmp_path)})
     run = tmp_path / "t"
     run.mkdir()
-    mine = [run / "checkpoint.ptx1y2z3.tmp", run / "policy.pt_ab.tmp"]
-    other = [run / "notes.tmp", run / "results.json.tmp"]
+    mine = [run / ".checkpoint.pt.1a2b3c4d5e6f7a8b.tmp", run / ".policy.pt.ab.tmp"]
+    other = [run / "notes.tmp", run / ".results.json.1a2b.tmp", run / ".checkpoint.pt.notes"]
     for p in mine + other:
         p.write_bytes(b"x" * 100)
     train(cfg, run, progress=False, stop_after=1)
     assert not any(p.exists() for p in mine) and all(p.exists() for p in other)
-    (run / "checkpoint.pt0.tmp").write_bytes(b"half a checkpoint")
+    (run / ".checkpoint.pt.0.tmp").write_bytes(b"half a checkpoint")
     train(cfg, run, resume=True, progress=False, stop_after=1)
-    assert not (run / "checkpoint.pt0.tmp").exists()
+    assert not (run / ".checkpoint.pt.0.tmp").exists()
 
 
 def test_resume_errors_are_one_line_usage_errors(tmp_path, capsys) -> None:

@@ -57,13 +57,13 @@ from hanamikoji_env.training.monitor import CURVE, Curve, win_rate
 from hanamikoji_env.training.threads import ThreadChooser
 from torch import nn
 
+from hanamikoji_env.files import remove_stale_temporaries
 from hanamikoji_env.first_run import announce, parts_for
 from hanamikoji_env.nn import (
     CheckpointError,
     PolicyNet,
     load_checkpoint,
     policy_from,
-    remove_stale_temporaries,
     resolve_device,
     save_checkpoint,
     widen,

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import secrets
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from hanamikoji_env.files import replace_atomically
 
 GAMES_FILE = "games.jsonl"
 """The game records' file in ``--save-games``."""
@@ -53,24 +52,9 @@ def write_outputs(results: dict[str, Any], out: Path) -> None:
     file renamed into place: a failure (a full disk) leaves each file whole or as it was, and
     ``OSError`` names the file."""
     out.mkdir(parents=True, exist_ok=True)
-    _atomic(out / "results.json", lambda tmp: tmp.write_text(json.dumps(results, indent=2)))
-    _atomic(out / "pairs.csv", lambda tmp: _write_pairs(results, tmp))
-    _atomic(out / "heatmap.png", lambda tmp: heatmap(results, tmp))
-
-
-def _atomic(path: Path, write: Callable[[Path], object]) -> None:
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except OSError as e:
-        tmp.unlink(missing_ok=True)
-        error = OSError(f"cannot write {path}: {e.strerror or e}; it is left as it was")
-        error.errno = e.errno  # one line when printed, the cause still testable
-        raise error from None
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    replace_atomically(out / "results.json", lambda tmp: tmp.write_text(json.dumps(results, indent=2)))
+    replace_atomically(out / "pairs.csv", lambda tmp: _write_pairs(results, tmp))
+    replace_atomically(out / "heatmap.png", lambda tmp: heatmap(results, tmp))
 
 
 _PAIR_COLUMNS = [
