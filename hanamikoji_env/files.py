@@ -1,4 +1,5 @@
-"""Writing a file so that no reader ever finds half of it: :func:`replace_atomically`.
+"""Files: writing one so that no reader ever finds half of it (:func:`replace_atomically`), and
+finding the folders that ship with the package (:func:`shipped_folder`).
 
 Every output the package writes (checkpoints, game records, tournament results) goes through it:
 the new content is written to a temporary file beside the target and renamed over it, so the
@@ -14,6 +15,7 @@ import os
 import secrets
 import shutil
 from collections.abc import Callable
+from importlib import resources
 from pathlib import Path
 
 _FULL = 2 * 2**20
@@ -66,3 +68,13 @@ def remove_stale_temporaries(path: str | os.PathLike[str]) -> list[Path]:
     for p in stale:
         p.unlink(missing_ok=True)
     return stale
+
+
+def shipped_folder(package: str, folder: str) -> Path:
+    """A folder of data that ships as ``hanamikoji_env.<package>`` (the repository's ``folder``,
+    mapped in by ``package-dir``: ``docs``, ``checkpoints``, ``configs``), or in a clone that is not
+    installed, the repository's folder itself."""
+    try:
+        return Path(str(resources.files(f"hanamikoji_env.{package}")))
+    except ModuleNotFoundError:
+        return Path(__file__).resolve().parents[1] / folder

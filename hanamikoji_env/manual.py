@@ -13,16 +13,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from importlib import resources
 from pathlib import Path
+
+from hanamikoji_env.files import shipped_folder
 
 
 def docs_folder() -> Path:
     """Where the pages are: the installed ``hanamikoji_env.docs``, or a clone's ``docs/``."""
-    try:
-        return Path(str(resources.files("hanamikoji_env.docs")))
-    except ModuleNotFoundError:  # a clone that is not installed: the folder itself
-        return Path(__file__).resolve().parents[1] / "docs"
+    return shipped_folder("docs", "docs")
 
 
 def pages() -> dict[str, Path]:

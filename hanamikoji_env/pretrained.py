@@ -10,8 +10,9 @@ from a clone.  This module imports no torch.
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
+
+from hanamikoji_env.files import shipped_folder
 
 PRETRAINED = "pretrained"
 """The shipped agent's name wherever a checkpoint path goes."""
@@ -21,11 +22,7 @@ FILE = "ppo_selfplay.pt"
 def pretrained_checkpoint() -> Path:
     """The shipped agent's checkpoint file (it may be missing from a broken installation: the
     loaders say so)."""
-    try:
-        folder = Path(str(resources.files("hanamikoji_env.checkpoints")))
-    except ModuleNotFoundError:  # a clone that is not installed: the folder itself
-        folder = Path(__file__).resolve().parents[1] / "checkpoints"
-    return folder / FILE
+    return shipped_folder("checkpoints", "checkpoints") / FILE
 
 
 def resolve_checkpoint(path: str | Path) -> Path:

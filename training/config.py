@@ -9,7 +9,6 @@ import dataclasses
 import math
 import re
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from hanamikoji_env.training.imitation import check_teacher
 
 from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.excerpt import clip, short
+from hanamikoji_env.files import shipped_folder
 from hanamikoji_env.nn import DEVICE_PATTERN, MAX_HIDDEN, MAX_LAYERS
 from hanamikoji_env.observation import get_version
 from hanamikoji_env.pretrained import resolve_checkpoint
@@ -311,11 +311,7 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None) -> 
 
 def bundled_configs() -> dict[str, Path]:
     """The configs that ship with the package (the repository's ``configs/``), by name."""
-    try:
-        folder = Path(str(resources.files("hanamikoji_env.training.configs")))
-    except ModuleNotFoundError:  # a clone that is not installed: the folder itself
-        folder = Path(__file__).resolve().parents[1] / "configs"
-    return {p.stem: p for p in sorted(folder.glob("*.yaml"))}
+    return {p.stem: p for p in sorted(shipped_folder("training.configs", "configs").glob("*.yaml"))}
 
 
 def config_path(name: str | Path) -> Path:
