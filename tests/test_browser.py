@@ -338,9 +338,14 @@ def test_watching_two_bots_and_stepping_through_a_record_file_of_many_games(
         page.click("#show-watch")
         page.select_option("#watch-0", "heuristic")
         page.select_option("#watch-1", "search")
-        page.click("#watch-start")
-        assert page.locator("#watch-start").is_disabled()  # a sign of life while the bots play
-        assert "playing the game" in (page.text_content("#watch-status") or "")
+        # a sign of life while the bots play, read in the same task as the click (the game may be
+        # played before a second look)
+        disabled, status = page.evaluate(
+            "() => { document.getElementById('watch-start').click();"
+            " return [document.getElementById('watch-start').disabled,"
+            " document.getElementById('watch-status').textContent]; }"
+        )
+        assert disabled and "playing the game" in status, (disabled, status)
         page.wait_for_selector("#nav:not([hidden])")
         page.select_option("#speed", "250")
         page.wait_for_function("document.getElementById('replay-pos').textContent.startsWith('move 2 ')")
