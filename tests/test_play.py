@@ -187,6 +187,7 @@ def test_a_view_holds_the_opponents_moves_since_the_persons_as_steps_to_show() -
             counts = [st["events"] for st in steps]
             assert counts == sorted(set(counts)) and counts[-1] == len(view["events"])  # each told something
             assert steps[-1]["board"] == view["board"]  # the last step is the position the person answers
+            assert steps[-1]["score"] == view["score"]
         before = len(view["events"])
         if view["turn"] is not None:
             turn = view["turn"]

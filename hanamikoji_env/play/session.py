@@ -114,8 +114,8 @@ class GameSession:
         self.events: list[dict[str, Any]] = []
         self.steps: list[dict[str, Any]] = []
         """The bot's moves since the person's last one, each as the table the person saw after
-        it (``board``, from their own observation) and how many ``events`` had been told, so a
-        board can play them out one at a time."""
+        it (``board``, from their own observation, and its ``score``) and how many ``events`` had
+        been told, so a board can play them out one at a time."""
         self._info = self._observe()
         self._advance()
 
@@ -229,8 +229,9 @@ class GameSession:
         if mine:
             self.steps = []
         elif new:  # a move the person cannot see yet (the bot choosing cards) is no step of its own
+            table = board(after)
             step = {"events": len(self.events), "round": after.round, "phase": after.phase.name}
-            self.steps.append({**step, "board": board(after)})
+            self.steps.append({**step, "board": table, "score": standing(table["markers"])})
 
     def _observe(self) -> InfoSet:
         return decode(self.env.observe(AGENTS[self.seat])["observation"])

@@ -37,10 +37,19 @@ from textual.widgets import Footer, RichLog, Static
 
 from hanamikoji_env.actions import TOKEN_NAMES, TOKEN_SIZES
 from hanamikoji_env.bots.spec import parse_player
+from hanamikoji_env.excerpt import clip
 from hanamikoji_env.first_run import announce, parts_for
 from hanamikoji_env.play.geishas import GEISHAS, card_label, short_label
 from hanamikoji_env.play.session import GameSession
-from hanamikoji_env.rules import NUM_GEISHAS, WIN_GEISHAS, WIN_POINTS
+from hanamikoji_env.rules import (
+    HAND_SIZE,
+    NUM_CARDS,
+    NUM_GEISHAS,
+    NUM_REMOVED,
+    VALUES,
+    WIN_GEISHAS,
+    WIN_POINTS,
+)
 
 _MARK = {None: ".", "you": "v you", "opponent": "^ opp"}
 _NAME = 16
@@ -57,8 +66,7 @@ def cards_text(cards: list[int], sep: str = " ") -> Text:
 
 
 def opponent_name(view: dict[str, Any]) -> str:
-    name = view["opponent"]
-    return name if len(name) <= _NAME else name[: _NAME - 1] + "…"
+    return clip(view["opponent"], _NAME)
 
 
 def header_text(view: dict[str, Any]) -> Text:
@@ -118,14 +126,14 @@ def status_text(view: dict[str, Any], pending: dict[str, Any] | None = None, wid
         text.append("\n")
     selecting = pending is not None
     text.append("Your hand: ", style="bold")
-    for i, g in enumerate(b["hand"]):
-        if selecting:
+    if selecting:
+        for i, g in enumerate(b["hand"]):
             on = i in pending["cards"]  # type: ignore[index]
             text.append(f"[{i + 1}]", style="bold cyan")
             style = f"reverse bold {GEISHAS[g].colour}" if on else f"bold {GEISHAS[g].colour}"
             text.append(f"{'*' if on else ''}{short_label(g)}{'*' if on else ''}", style=style).append(" ")
-        else:
-            text.append(short_label(g), style=f"bold {GEISHAS[g].colour}").append(" ")
+    else:
+        text.append(cards_text(b["hand"]))
     text.append("\n")
     if view["result"] is not None:
         r = view["result"]
@@ -221,9 +229,9 @@ class RoundEnd(ModalScreen[None]):
 
 
 RULES = f"""\
-Seven geishas, worth 2, 2, 2, 3, 3, 4 and 5 charm; each has as many cards as
-her charm (21 cards). One card is removed face down each round; each player
-gets 6 cards and draws one at the start of each of their turns.
+Seven geishas, worth {", ".join(map(str, VALUES[:-1]))} and {VALUES[-1]} charm; each has as many cards as
+her charm ({NUM_CARDS} cards). {NUM_REMOVED} card is removed face down each round; each player
+gets {HAND_SIZE} cards and draws one at the start of each of their turns.
 
 Each round both players use their four action tokens once each, in turns:
   Secret (1 card): face down; it scores for you at the round's end.
@@ -323,11 +331,17 @@ class PlayApp(App[None]):
     def _leave(self, yes: bool | None) -> None:
         if not yes:
             return
-        if self.record_path is not None and not self.recorded:
-            with open(self.record_path, "a", encoding="utf-8") as f:
-                f.write(self.session.record(stopped=True).to_json() + "\n")
-            self.recorded = True
+        self._append_record()
         self.exit()
+
+    def _append_record(self) -> None:
+        """The game's record, once, at the end of ``--record``'s file (a file of records grows):
+        the whole game, or what was played of one the person quits."""
+        if self.record_path is None or self.recorded:
+            return
+        with open(self.record_path, "a", encoding="utf-8") as f:
+            f.write(self.session.record(stopped=not self.session.over).to_json() + "\n")
+        self.recorded = True
 
     def action_choose(self, number: int) -> None:
         view = self.session.view()
@@ -398,16 +412,14 @@ class PlayApp(App[None]):
             self.push_screen(RoundEnd(event, view["result"]))
         self.seen_scorings = len(scorings)
         if self.session.over and self.record_path is not None and not self.recorded:
-            with open(self.record_path, "a", encoding="utf-8") as f:  # a file of records grows
-                f.write(self.session.record().to_json() + "\n")
-            self.recorded = True
+            self._append_record()
             self._log(f"The game record was appended to {self.record_path}.", "green")
 
     def _show_status(self, view: dict[str, Any]) -> None:
         panel = self.query_one("#status", Static)
         status = status_text(view, self.pending, panel.content_region.width or 76)
         self.shown_status = status.plain
-        self.query_one("#status", Static).update(status)
+        panel.update(status)
 
     def _log(self, line: str, style: str) -> None:
         self.query_one("#log", RichLog).write(Text(line, style=style))

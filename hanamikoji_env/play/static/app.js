@@ -233,7 +233,7 @@ async function present(view) {
     pick = null;
     for (const [i, step] of steps.entries()) {
       await roundEnds(step.events);  // a round scored before this move: its screen first
-      drawTable(playTable({ ...view, ...step, board: step.board, score: standing(step.board.markers), result: null, to_move: "opponent", your_move: false, turn: null }));
+      drawTable(playTable({ ...view, ...step, result: null, to_move: "opponent", your_move: false, turn: null }));
       drawLog(view.events.slice(0, step.events));
       $("prompt").textContent = `${view.opponent} is playing… (move ${i + 1} of ${steps.length})`;
       document.body.dataset.shown = String(Number(document.body.dataset.shown || 0) + 1);  // for tests: a step is on screen
@@ -252,11 +252,6 @@ function roundEnds(upTo) {
     $("round-end").addEventListener("close", done, { once: true });
     showRoundEnd();
   });
-}
-
-function standing(markers) {
-  const side = (who) => ({ charm: CHARM.reduce((sum, c, g) => sum + (markers[g] === who ? c : 0), 0), geishas: markers.filter((m) => m === who).length });
-  return { you: side("you"), opponent: side("opponent") };
 }
 
 function drawLog(events) {
@@ -307,7 +302,7 @@ function drawOffer() {
       if (!mine) return card(g);
       const on = pick && pick.index === i;
       const node = card(g, { class: `card${on ? " selected" : ""}`, "aria-pressed": on ? "true" : "false", "data-action": 14 + g,
-        title: `take ${label(g)}`, onclick: () => choose({ action: 14 + g, index: i, text: `take ${label(g)}` }) });
+        title: `take ${label(g)}`, onclick: () => chooseGift(i) });
       node.prepend(el("kbd", { text: String(i + 1) }));
       return node;
     }));
@@ -329,12 +324,22 @@ function drawOffer() {
       if (!mine) return el("div", { class: "set" }, parts);
       const on = pick && pick.action === action;
       const node = el("button", { class: `set${on ? " selected" : ""}`, type: "button", "aria-pressed": on ? "true" : "false", "data-action": action,
-        title: `take pair ${name}`, onclick: () => choose({ action, text: `take pair ${name}: ${names(cards)}` }) }, parts);
+        title: `take pair ${name}`, onclick: () => choosePair(i) }, parts);
       node.prepend(el("kbd", { text: String(i + 1) }));
       return node;
     };
     $("offer").replaceChildren(set("A", b.set_a, 21, 0), set("B", b.set_b, 22, 1));
   }
+}
+
+// An answer chosen on the cards (sent on Confirm): the i-th Gift card, or pair A (0) or B (1)
+function chooseGift(i) {
+  const g = game.board.offer[i];
+  choose({ action: 14 + g, index: i, text: `take ${label(g)}` });
+}
+
+function choosePair(i) {
+  choose({ action: 21 + i, text: `take pair ${"AB"[i]}: ${names(i ? game.board.set_b : game.board.set_a)}` });
 }
 
 function choose(answer) {
@@ -746,8 +751,8 @@ document.addEventListener("keydown", (event) => {
     if (game.turn && !pending && n <= game.turn.tokens.length) chooseToken(game.turn.tokens[n - 1].token);
     else if (game.turn && pending && n <= game.board.hand.length) toggle(n - 1);
     else if (game.phase === "SPLIT" && pick && n <= offer.length) toggleSplit(n - 1);
-    else if (game.phase === "GIFT_ANSWER" && n <= offer.length) choose({ action: 14 + offer[n - 1], index: n - 1, text: `take ${label(offer[n - 1])}` });
-    else if (game.phase === "COMP_ANSWER" && n <= 2) choose({ action: 20 + n, text: `take pair ${"AB"[n - 1]}: ${names(n === 1 ? game.board.set_a : game.board.set_b)}` });
+    else if (game.phase === "GIFT_ANSWER" && n <= offer.length) chooseGift(n - 1);
+    else if (game.phase === "COMP_ANSWER" && n <= 2) choosePair(n - 1);
     else return;
   } else return;
   event.preventDefault();
