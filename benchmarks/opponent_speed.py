@@ -11,10 +11,12 @@ Two measurements, each against its peer in the same run:
 2. Learner decisions/s of PPO training, rollout plus update, each configuration
    in its own process: the quick config's network and games (128 units, 256
    games) with every game against ``random``, against ``heuristic`` and against
-   ``search:samples=50,candidates=6``, printed as a share of the ``random`` speed
-   (what an opponent costs the trainer: random costs next to nothing); and
+   ``search:samples=50,candidates=6`` and against its own past snapshots (a
+   pool of 20, one taken every update), printed as a share of the ``random``
+   speed (what an opponent costs the trainer: random costs next to nothing);
    stage 7's opponents (512 units; 60% ``search:samples=50,candidates=6``, 10%
-   heuristic, 20% random, 10% snapshots).  ``--before DIR`` (a checkout of
+   heuristic, 20% random, 10% snapshots); and the from-scratch recipe's (256
+   units; 45% search, 25% heuristic, 5% random, 15% snapshots).  ``--before DIR`` (a checkout of
    older code: ``git worktree add /tmp/before REV``) runs every configuration
    with that code too.
 
@@ -41,6 +43,9 @@ from hanamikoji_env.vector import VectorHanamikoji, random_actions
 
 STAGE7 = {"heuristic": 0.1, "random": 0.2, "search:samples=50,candidates=6": 0.6}
 """Stage 7's opponents (configs/ppo_selfplay.yaml), besides 10% snapshots."""
+FROM_SCRATCH = {"heuristic": 0.25, "random": 0.05, "search:samples=50,candidates=6": 0.45}
+"""The from-scratch recipe's opponents with more games against search (docs/training.md), besides 15%
+snapshots."""
 QUICK_OPPONENTS = ["random", "heuristic", "search:samples=50,candidates=6"]
 """Every game against one of these, in the quick config's run."""
 
@@ -168,7 +173,9 @@ def main() -> None:
     print(f"{'configuration':<58}" + "".join(f"{name:>14}{'share':>8}" for name, _ in codes))
     rows = [(f"quick (128 units, 256 games), every game vs {spec}", 128, 256, {spec: 1.0}, 0.0)
             for spec in QUICK_OPPONENTS]  # fmt: skip
+    rows.append(("quick (128 units, 256 games), every game vs a snapshot", 128, 256, {}, 1.0))
     rows.append(("stage 7's opponents, 512 units, 512 games", 512, 512, STAGE7, 0.1))
+    rows.append(("from-scratch opponents, 256 units, 512 games", 256, 512, FROM_SCRATCH, 0.15))
     free: dict[str, float] = {}
     for name, hidden, envs, shares, pool in rows:
         line = f"{name:<58}"

@@ -558,6 +558,30 @@ def test_opponent_schedule_draws_the_configured_shares() -> None:
     assert np.mean(empty == SELF) == pytest.approx(0.85, abs=0.01) and not (empty >= 0).any()
 
 
+def test_the_snapshot_pool_plays_each_row_with_its_own_snapshot_in_one_batched_call() -> None:
+    from hanamikoji_env.training.selfplay import OpponentPool
+
+    torch.manual_seed(0)
+    pool = OpponentPool(size=3)
+    nets = [PolicyNet(32, 2) for _ in range(4)]
+    engine = VectorHanamikoji(40, seed=1)
+    obs, mask, _ = engine.reset()
+    for _ in range(7):  # positions with several decision kinds
+        obs, mask, *_ = engine.step(random_actions(mask, np.random.default_rng(2)))
+    for added, net in enumerate(nets, start=1):
+        pool.add(net)  # the stack is rebuilt whenever the pool changes; the oldest leaves past 3
+        kept = nets[max(0, added - 3) : added]
+        slots = np.random.default_rng(added).integers(0, len(kept), len(obs))
+        slots[:2] = 0  # one snapshot may play many rows, another none
+        got = pool.logits(slots, obs, mask)
+        for slot, net in enumerate(kept):
+            rows = slots == slot
+            if rows.any():
+                want, _ = net(torch.as_tensor(obs[rows]), torch.as_tensor(mask[rows]))
+                assert torch.allclose(got[torch.as_tensor(rows)], want, atol=1e-5), (added, slot)
+        assert (got[torch.as_tensor(mask == 0)] == -1e9).all()
+
+
 def test_a_frozen_checkpoint_opponent_plays_its_policy_in_one_batch(tmp_path) -> None:
     """``ckpt:`` opponents in training play greedy, as in the tournament; ``sampled:ckpt=`` ones
     sample from the run's generator (so a run stays deterministic)."""

@@ -112,7 +112,7 @@ class Collector:
                         played = self.rng.random(rows.size) < teacher_share
                         actions[rows[played]] = moves[played]
             self.opponents.act(
-                np.flatnonzero(~learner), self.obs, self.mask, actions, self.rng, self._play, self.engine
+                np.flatnonzero(~learner), self.obs, self.mask, actions, self.rng, self._draw, self.engine
             )
             buf["obs"][t], buf["mask"][t] = self.obs, self.mask
             buf["action"][t], buf["learner"][t], buf["seat"][t] = actions, learner, seats
@@ -131,12 +131,17 @@ class Collector:
         """Actions sampled from ``model``'s masked policy, their log-probabilities and the values."""
         device = next(model.parameters()).device
         logits, value = model(torch.as_tensor(obs, device=device), torch.as_tensor(mask, device=device))
-        logp_all = torch.log_softmax(logits, -1).cpu()  # sampled on the CPU: one generator, any device
-        action = torch.multinomial(logp_all.exp(), 1, generator=self.gen)
-        return action.squeeze(1).numpy(), logp_all.gather(1, action).squeeze(1).numpy(), value.cpu().numpy()
+        logp_all = torch.log_softmax(logits, -1).cpu()
+        action = self._pick(logp_all)
+        return action.numpy(), logp_all.gather(1, action[:, None]).squeeze(1).numpy(), value.cpu().numpy()
 
-    def _play(self, model: PolicyNet, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        return self._sample(model, obs, mask)[0]  # how a snapshot opponent plays
+    def _draw(self, logits: torch.Tensor) -> np.ndarray:
+        """How snapshot opponents play: actions sampled from their masked ``logits``."""
+        return self._pick(torch.log_softmax(logits, -1).cpu()).numpy()
+
+    def _pick(self, logp_all: torch.Tensor) -> torch.Tensor:
+        """One action a row from log-probabilities, sampled on the CPU: one generator, any device."""
+        return torch.multinomial(logp_all.exp(), 1, generator=self.gen).squeeze(1)
 
     def _bootstrap(self) -> np.ndarray:
         """``[N, 2]``: each seat's value of its own view of the position the rollout stopped in."""

@@ -23,6 +23,7 @@ from collections.abc import Callable
 
 import numpy as np
 import torch
+from torch import nn
 
 from hanamikoji_env.bots import RandomBot
 from hanamikoji_env.bots.base import Bot
@@ -35,11 +36,16 @@ SELF = -1
 
 
 class OpponentPool:
-    """Past snapshots of the policy, as frozen networks."""
+    """Past snapshots of the policy, frozen.  They play as one network: every snapshot's
+    layers stacked, one batched matrix product a layer for all the rows they play, however
+    many snapshots those rows belong to."""
 
     def __init__(self, size: int) -> None:
         self.size = size
         self.nets: list[PolicyNet] = []
+        self._stack: list[tuple[torch.Tensor, torch.Tensor]] | None = None
+        """Per layer (trunk, then the policy head): weights ``[K, in, out]`` and biases
+        ``[K, 1, out]`` of the K snapshots; built on first use after the pool changes."""
 
     def add(self, model: PolicyNet) -> None:
         snap = copy.deepcopy(model).eval()
@@ -47,6 +53,32 @@ class OpponentPool:
             p.requires_grad_(False)
         self.nets.append(snap)
         del self.nets[: -self.size]
+        self._stack = None
+
+    @torch.no_grad()
+    def logits(self, slots: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> torch.Tensor:
+        """Masked logits ``[n, 23]`` on the CPU: row i is snapshot ``slots[i]``'s at ``obs[i]``."""
+        first = self.nets[0]
+        if self._stack is None:
+            per_net = [[*(m for m in net.trunk if isinstance(m, nn.Linear)), net.policy] for net in self.nets]
+            self._stack = [
+                (torch.stack([lin.weight.T for lin in same]), torch.stack([lin.bias[None] for lin in same]))
+                for same in zip(*per_net, strict=True)
+            ]
+        device = first.scale.device
+        counts = np.bincount(slots, minlength=len(self.nets))
+        order = np.argsort(slots, kind="stable")
+        rank = np.empty(len(slots), np.int64)  # each row's place among its snapshot's rows
+        rank[order] = np.arange(len(slots)) - np.repeat(np.cumsum(counts) - counts, counts)
+        net, place = torch.as_tensor(slots, device=device), torch.as_tensor(rank, device=device)
+        x = torch.zeros(len(self.nets), int(counts.max()), obs.shape[1], device=device)
+        x[net, place] = torch.as_tensor(obs, device=device) * first.scale
+        for i, (weight, bias) in enumerate(self._stack):
+            x = torch.baddbmm(bias, x, weight)
+            if i < len(self._stack) - 1:
+                x = torch.tanh(x)
+        legal = torch.as_tensor(mask, device=device) != 0
+        return x[net, place].masked_fill(~legal, -1e9).cpu()
 
     def state(self) -> list[dict[str, torch.Tensor]]:
         return [net.state_dict() for net in self.nets]
@@ -132,8 +164,8 @@ def states_from_lists(saved: list[list[int]]) -> GameStates:
     return {int(p[0]): tuple(int(x) for x in p[1:]) for p in saved}
 
 
-Sampler = Callable[[PolicyNet, np.ndarray, np.ndarray], np.ndarray]
-"""Actions of a network for a batch of (observations, masks): how snapshots play."""
+Draw = Callable[[torch.Tensor], np.ndarray]
+"""Actions sampled from masked logits ``[n, 23]``: how snapshots play."""
 
 
 class Opponents:
@@ -166,16 +198,17 @@ class Opponents:
 
     def act(
         self, rows: np.ndarray, obs: np.ndarray, mask: np.ndarray, actions: np.ndarray,
-        rng: np.random.Generator, sample: Sampler, engine: VectorHanamikoji,
+        rng: np.random.Generator, draw: Draw, engine: VectorHanamikoji,
     ) -> None:  # fmt: skip
         """Fill ``actions[rows]`` for rows where a snapshot or a bot is to play (``obs`` is the
         engine's version; a bot that reads another gets its own from ``engine``)."""
         codes = self.code[rows]
-        for code in np.unique(codes):
+        pooled = codes >= 0
+        if pooled.any():  # every snapshot's rows in one batched call
+            sub = rows[pooled]
+            actions[sub] = draw(self.pool.logits(codes[pooled], obs[sub], mask[sub]))
+        for code in np.unique(codes[~pooled]):
             sub = rows[codes == code]
-            if code >= 0:
-                actions[sub] = sample(self.pool.nets[code], obs[sub], mask[sub])
-                continue
             bot = self.bots[self.schedule.bot_name(code)]
             seen, legal = views_for(bot, engine, obs, mask)
             if isinstance(bot, RandomBot):
