@@ -128,15 +128,17 @@ def test_training_opponents_each_read_their_own_version(v2) -> None:
     opponents = Opponents(64, 2, 0.5, {"random": 0.5}, 0, None)
     opponents.pool.add(PolicyNet(16, 1))
     opponents.new_games(np.arange(64), np.random.default_rng(0))
-    opponents.bots["random"].observation_version = 2  # served first: its code is negative
-    sampled = []
+    opponents.bots["random"].observation_version = 2
+    seen = []  # the observation width each call of the snapshots gets
+    logits = opponents.pool.logits
 
-    def sample(net, o, m):
-        sampled.append(o.shape[1])
-        return m.argmax(1)
+    def spy(slots, o, m):
+        seen.append(o.shape[1])
+        return logits(slots, o, m)
 
+    opponents.pool.logits = spy
     rows = np.flatnonzero(opponents.code != -1)
     actions = np.full(64, -1)
-    opponents.act(rows, obs, mask, actions, np.random.default_rng(0), sample, engine)
-    assert sampled == [OBS_SIZE] and (actions[rows] >= 0).all()
+    opponents.act(rows, obs, mask, actions, np.random.default_rng(0), lambda lg: lg.argmax(1).numpy(), engine)
+    assert seen == [OBS_SIZE] and (actions[rows] >= 0).all()
     assert set(opponents.code[rows]) >= {0, opponents.schedule.bot_code("random")}
