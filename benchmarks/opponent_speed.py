@@ -15,10 +15,10 @@ Two measurements, each against its peer in the same run:
    pool of 20, one taken every update), printed as a share of the ``random``
    speed (what an opponent costs the trainer: random costs next to nothing);
    stage 7's opponents (512 units; 60% ``search:samples=50,candidates=6``, 10%
-   heuristic, 20% random, 10% snapshots); and the from-scratch recipe's (256
-   units; 45% search, 25% heuristic, 5% random, 15% snapshots).  ``--before DIR`` (a checkout of
-   older code: ``git worktree add /tmp/before REV``) runs every configuration
-   with that code too.
+   heuristic, 20% random, 10% snapshots); and the from-scratch recipe's
+   (``configs/from_scratch.yaml``'s network, games and opponents, snapshots
+   included).  ``--before DIR`` (a checkout of older code: ``git worktree add
+   /tmp/before REV``) runs every configuration with that code too.
 
 Usage: ``python benchmarks/opponent_speed.py [--seconds 60] [--batch 1024] [--threads 1] [--before DIR] [--skip-training]``
 """
@@ -36,6 +36,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the training/ package of this checkout
 
+from hanamikoji_env.training.config import config_path, load_config
+
 from hanamikoji_env.bots import HeuristicBot, SearchBot
 from hanamikoji_env.bots.heuristic_reference import HeuristicReference
 from hanamikoji_env.bots.search_reference import SearchReference
@@ -43,9 +45,6 @@ from hanamikoji_env.vector import VectorHanamikoji, random_actions
 
 STAGE7 = {"heuristic": 0.1, "random": 0.2, "search:samples=50,candidates=6": 0.6}
 """Stage 7's opponents (configs/ppo_selfplay.yaml), besides 10% snapshots."""
-FROM_SCRATCH = {"heuristic": 0.25, "random": 0.05, "search:samples=50,candidates=6": 0.45}
-"""The from-scratch recipe's opponents with more games against search (docs/training.md), besides 15%
-snapshots."""
 QUICK_OPPONENTS = ["random", "heuristic", "search:samples=50,candidates=6"]
 """Every game against one of these, in the quick config's run."""
 
@@ -175,7 +174,9 @@ def main() -> None:
             for spec in QUICK_OPPONENTS]  # fmt: skip
     rows.append(("quick (128 units, 256 games), every game vs a snapshot", 128, 256, {}, 1.0))
     rows.append(("stage 7's opponents, 512 units, 512 games", 512, 512, STAGE7, 0.1))
-    rows.append(("from-scratch opponents, 256 units, 512 games", 256, 512, FROM_SCRATCH, 0.15))
+    recipe = load_config(config_path("from_scratch"))
+    rows.append((f"from-scratch opponents, {recipe.hidden} units, {recipe.num_envs} games", recipe.hidden,
+                 recipe.num_envs, recipe.bot_shares, recipe.pool_share))  # fmt: skip
     free: dict[str, float] = {}
     for name, hidden, envs, shares, pool in rows:
         line = f"{name:<58}"

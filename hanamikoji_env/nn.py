@@ -92,8 +92,48 @@ class PolicyNet(nn.Module):
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Masked logits ``[B, 23]`` (illegal actions at -1e9) and values ``[B]``."""
         h = self.trunk(obs * self.scale)
-        logits = self.policy(h).masked_fill(mask == 0, -1e9)
-        return logits, self.value(h).squeeze(-1)
+        return masked(self.policy(h), mask), self.value(h).squeeze(-1)
+
+    def linears(self) -> list[nn.Linear]:
+        """The layers from observation to logits: the trunk's (each followed by tanh), then the
+        policy head."""
+        return [*(m for m in self.trunk if isinstance(m, nn.Linear)), self.policy]
+
+
+def masked(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """``logits`` with the actions ``mask`` rules out (0) at -1e9."""
+    return logits.masked_fill(mask == 0, -1e9)
+
+
+class PolicyStack:
+    """Frozen policies of one shape played as one network: each layer's weights stacked, one
+    batched matrix product a layer for rows that each name their policy (training's snapshot
+    opponents, many policies a few rows each).  Row i's logits are ``nets[which[i]]``'s."""
+
+    def __init__(self, nets: list[PolicyNet]) -> None:
+        self.scale = nets[0].scale
+        self.layers = [
+            (torch.stack([lin.weight.T for lin in same]), torch.stack([lin.bias[None] for lin in same]))
+            for same in zip(*(net.linears() for net in nets), strict=True)
+        ]
+        """Per layer: weights ``[K, in, out]`` and biases ``[K, 1, out]`` of the K policies."""
+
+    @torch.no_grad()
+    def logits(self, which: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> torch.Tensor:
+        """Masked logits ``[n, 23]`` on the CPU, row i by policy ``which[i]`` at ``obs[i]``."""
+        device, count = self.scale.device, len(self.layers[0][0])
+        rows = np.bincount(which, minlength=count)
+        order = np.argsort(which, kind="stable")
+        rank = np.empty(len(which), np.int64)  # each row's place among its policy's rows
+        rank[order] = np.arange(len(which)) - np.repeat(np.cumsum(rows) - rows, rows)
+        net, place = torch.as_tensor(which, device=device), torch.as_tensor(rank, device=device)
+        x = torch.zeros(count, int(rows.max()), obs.shape[1], device=device)
+        x[net, place] = torch.as_tensor(obs, device=device) * self.scale
+        for i, (weight, bias) in enumerate(self.layers):
+            x = torch.baddbmm(bias, x, weight)
+            if i < len(self.layers) - 1:
+                x = torch.tanh(x)
+        return masked(x[net, place], torch.as_tensor(mask, device=device)).cpu()
 
 
 @torch.no_grad()

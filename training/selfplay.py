@@ -23,12 +23,11 @@ from collections.abc import Callable
 
 import numpy as np
 import torch
-from torch import nn
 
 from hanamikoji_env.bots import RandomBot
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.bots.spec import parse_player
-from hanamikoji_env.nn import PolicyNet
+from hanamikoji_env.nn import PolicyNet, PolicyStack
 from hanamikoji_env.vector import VectorHanamikoji, random_actions
 
 SELF = -1
@@ -36,16 +35,14 @@ SELF = -1
 
 
 class OpponentPool:
-    """Past snapshots of the policy, frozen.  They play as one network: every snapshot's
-    layers stacked, one batched matrix product a layer for all the rows they play, however
-    many snapshots those rows belong to."""
+    """Past snapshots of the policy, frozen.  They play as one network (:class:`PolicyStack`):
+    one batched call for all the rows they play, however many snapshots those rows belong to."""
 
     def __init__(self, size: int) -> None:
         self.size = size
         self.nets: list[PolicyNet] = []
-        self._stack: list[tuple[torch.Tensor, torch.Tensor]] | None = None
-        """Per layer (trunk, then the policy head): weights ``[K, in, out]`` and biases
-        ``[K, 1, out]`` of the K snapshots; built on first use after the pool changes."""
+        self._stack: PolicyStack | None = None
+        """The snapshots stacked; built on first use after the pool changes."""
 
     def add(self, model: PolicyNet) -> None:
         snap = copy.deepcopy(model).eval()
@@ -55,30 +52,11 @@ class OpponentPool:
         del self.nets[: -self.size]
         self._stack = None
 
-    @torch.no_grad()
     def logits(self, slots: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> torch.Tensor:
         """Masked logits ``[n, 23]`` on the CPU: row i is snapshot ``slots[i]``'s at ``obs[i]``."""
-        first = self.nets[0]
         if self._stack is None:
-            per_net = [[*(m for m in net.trunk if isinstance(m, nn.Linear)), net.policy] for net in self.nets]
-            self._stack = [
-                (torch.stack([lin.weight.T for lin in same]), torch.stack([lin.bias[None] for lin in same]))
-                for same in zip(*per_net, strict=True)
-            ]
-        device = first.scale.device
-        counts = np.bincount(slots, minlength=len(self.nets))
-        order = np.argsort(slots, kind="stable")
-        rank = np.empty(len(slots), np.int64)  # each row's place among its snapshot's rows
-        rank[order] = np.arange(len(slots)) - np.repeat(np.cumsum(counts) - counts, counts)
-        net, place = torch.as_tensor(slots, device=device), torch.as_tensor(rank, device=device)
-        x = torch.zeros(len(self.nets), int(counts.max()), obs.shape[1], device=device)
-        x[net, place] = torch.as_tensor(obs, device=device) * first.scale
-        for i, (weight, bias) in enumerate(self._stack):
-            x = torch.baddbmm(bias, x, weight)
-            if i < len(self._stack) - 1:
-                x = torch.tanh(x)
-        legal = torch.as_tensor(mask, device=device) != 0
-        return x[net, place].masked_fill(~legal, -1e9).cpu()
+            self._stack = PolicyStack(self.nets)
+        return self._stack.logits(slots, obs, mask)
 
     def state(self) -> list[dict[str, torch.Tensor]]:
         return [net.state_dict() for net in self.nets]
