@@ -16,8 +16,8 @@ Two measurements, each against its peer in the same run:
    speed (what an opponent costs the trainer: random costs next to nothing);
    stage 7's opponents (512 units; 60% ``search:samples=50,candidates=6``, 10%
    heuristic, 20% random, 10% snapshots); and the from-scratch recipe's
-   (``configs/from_scratch.yaml``'s network, games and opponents, snapshots
-   included).  ``--before DIR`` (a checkout of older code: ``git worktree add
+   (``configs/from_scratch.yaml``'s first stage: its network, games and
+   opponents, snapshots included).  ``--before DIR`` (a checkout of older code: ``git worktree add
    /tmp/before REV``) runs every configuration with that code too.
 
 Usage: ``python benchmarks/opponent_speed.py [--seconds 60] [--batch 1024] [--threads 1] [--before DIR] [--skip-training]``
@@ -36,7 +36,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the training/ package of this checkout
 
-from hanamikoji_env.training.config import config_path, load_config
+from hanamikoji_env.training.curriculum import load_curriculum
 
 from hanamikoji_env.bots import HeuristicBot, SearchBot
 from hanamikoji_env.bots.heuristic_reference import HeuristicReference
@@ -174,7 +174,7 @@ def main() -> None:
             for spec in QUICK_OPPONENTS]  # fmt: skip
     rows.append(("quick (128 units, 256 games), every game vs a snapshot", 128, 256, {}, 1.0))
     rows.append(("stage 7's opponents, 512 units, 512 games", 512, 512, STAGE7, 0.1))
-    recipe = load_config(config_path("from_scratch"))
+    recipe = load_curriculum("from_scratch")[0].cfg  # stage 1: 256 units
     rows.append((f"from-scratch opponents, {recipe.hidden} units, {recipe.num_envs} games", recipe.hidden,
                  recipe.num_envs, recipe.bot_shares, recipe.pool_share))  # fmt: skip
     free: dict[str, float] = {}

@@ -159,15 +159,23 @@ def test_hanamikoji_docs_lists_every_page_and_prints_one(capsys) -> None:
     assert "pages: " in capsys.readouterr().err
 
 
-def test_the_model_cards_totals_are_the_sums_of_its_recipe_table() -> None:
-    """The decisions and hours the model card's prose gives are its recipe table's sums, so an
+@pytest.mark.parametrize(("page", "stages"), [("MODEL_CARD.md", 2), ("previous_agents.md", 10)])
+def test_a_model_cards_totals_are_the_sums_of_its_recipe_table(page: str, stages: int) -> None:
+    """The decisions and hours a model card's prose gives are its recipe table's sums, so an
     edited table cannot leave them stale."""
-    card = (ROOT / "docs" / "MODEL_CARD.md").read_text()
+    card = (ROOT / "docs" / page).read_text()
     rows = re.findall(r"^\| (\d+) \|.*\| ([\d.]+)M \| (\d+) min \|$", card, flags=re.M)
-    assert [int(r[0]) for r in rows] == list(range(1, len(rows) + 1)) and len(rows) >= 7
+    assert [int(r[0]) for r in rows] == list(range(1, stages + 1))
     decisions = [float(r[1]) for r in rows]
     minutes = [int(r[2]) for r in rows]
     prose = re.sub(r"\s+", " ", card)
     assert f"{sum(decisions):.1f}M learner decisions and about {sum(minutes) / 60:.1f} h" in prose
-    assert f"Stages 1-7 were the agent shipped before this one ({sum(decisions[:7]):.1f}M decisions, " \
-           f"about {sum(minutes[:7]) / 60:.1f} h" in prose  # fmt: skip
+
+
+def test_the_previous_agents_card_sums_the_stages_of_the_agent_before_it() -> None:
+    card = (ROOT / "docs" / "previous_agents.md").read_text()
+    rows = re.findall(r"^\| (\d+) \|.*\| ([\d.]+)M \| (\d+) min \|$", card, flags=re.M)[:7]
+    prose = re.sub(r"\s+", " ", card)
+    decisions, minutes = sum(float(r[1]) for r in rows), sum(int(r[2]) for r in rows)
+    assert f"Stages 1-7 were the agent shipped before this one ({decisions:.1f}M decisions, " \
+           f"about {minutes / 60:.1f} h" in prose  # fmt: skip

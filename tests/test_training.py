@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -151,7 +152,7 @@ def test_the_shipped_agents_curriculum_is_one_file_of_ten_chained_stages() -> No
     assert by[7].bot_shares == {"heuristic": 0.1, "random": 0.2, "search:samples=50,candidates=6": 0.6}
     fine_tuning = {"heuristic": 0.25, "random": 0.05, "search:samples=50,candidates=6": 0.5}
     assert all(by[n].bot_shares == fine_tuning and by[n].hidden == 512 for n in (8, 9, 10))
-    assert [by[n].seed for n in (8, 9, 10)] == [3, 4, 5]  # the MODEL_CARD's runs
+    assert [by[n].seed for n in (8, 9, 10)] == [3, 4, 5]  # the runs in docs/previous_agents.md
     assert [by[n].learning_rate for n in (8, 9, 10)] == [0.0002, 0.00016, 0.00012]
     assert [by[n].total_decisions for n in (3, 4, 5, 6, 7, 8, 9, 10)] == [
         45_000_000,
@@ -165,6 +166,30 @@ def test_the_shipped_agents_curriculum_is_one_file_of_ten_chained_stages() -> No
     ]
     assert all(s.cfg.num_envs == 512 and s.cfg.shaping == 1.0 for s in stages)
     assert load_curriculum("configs/ppo_selfplay.yaml", ["num_envs=64"])[6].cfg.num_envs == 64
+
+
+def test_the_shipped_agents_recipe_is_a_2_hour_stage_then_a_wider_2_hour_stage() -> None:
+    first, second = load_curriculum("from_scratch")
+    assert (first.name, second.name) == ("stage1", "stage2") and first.updates is None is second.updates
+    assert first.run_dir == Path("runs/from_scratch/stage1") and first.cfg.init_from is None
+    assert (first.cfg.teacher, first.cfg.imitation_decisions, first.cfg.hidden) == (
+        "heuristic",
+        4_000_000,
+        256,
+    )
+    assert (first.cfg.total_decisions, first.cfg.learning_rate) == (80_000_000, 0.001)
+    assert second.cfg.init_from == "runs/from_scratch/stage1/policy.pt"
+    assert (second.cfg.teacher, second.cfg.imitation_decisions, second.cfg.hidden) == (None, 0, 512)
+    assert (second.cfg.total_decisions, second.cfg.learning_rate) == (50_000_000, 0.0002)
+    mix = {"heuristic": 0.25, "search:samples=50,candidates=6": 0.45, "random": 0.05}
+    for stage in (first, second):
+        assert stage.cfg.bot_shares == mix and stage.cfg.pool_share == 0.15 and stage.cfg.torch_threads == 2
+        assert stage.cfg.anneal_lr and (stage.cfg.num_envs, stage.cfg.seed) == (512, 0)
+    shipped = load_checkpoint("checkpoints/ppo_selfplay.pt")
+    assert shipped["model_config"] == {"hidden": 512, "layers": 2}
+    assert {k: v for k, v in shipped["config"].items() if k not in ("runs_dir", "init_from")} == {
+        k: v for k, v in asdict(second.cfg).items() if k not in ("runs_dir", "init_from")
+    }  # the shipped agent is this stage, trained in another folder
 
 
 def tiny_curriculum(tmp_path: Path) -> Path:
@@ -211,6 +236,15 @@ def test_curriculum_errors(tmp_path, edit, message) -> None:
     path.write_text(json.dumps(data))
     with pytest.raises(ValueError, match=message):
         load_curriculum(path)
+
+
+def test_a_run_name_override_names_the_curriculums_folder(tmp_path) -> None:
+    path = tiny_curriculum(tmp_path)
+    a, b = load_curriculum(path, ["run_name=seed1", "seed=1"])
+    assert a.run_dir == tmp_path / "runs" / "seed1" / "a" and b.cfg.init_from == str(a.run_dir / POLICY)
+    assert a.cfg.seed == b.cfg.seed == 1
+    with pytest.raises(ValueError, match="run_name must be a plain folder name"):
+        load_curriculum(path, ["run_name=x/y"])
 
 
 def test_gae_per_seat_trajectories() -> None:

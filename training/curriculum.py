@@ -11,7 +11,7 @@ stage's), plus ``updates``: stop after this many updates of the stage (else
 it runs to its ``total_decisions``, which also sets the learning-rate
 annealing).  Stage 2 and later start from the previous stage's ``policy.pt``
 (``init_from``, set here; a stage may not set it).  ``key=value`` overrides
-apply to every stage.  Running the same command again continues where it
+apply to every stage, except ``run_name=NAME``: it names the curriculum's folder.  Running the same command again continues where it
 stopped: finished stages are skipped, an interrupted one is resumed.
 """
 
@@ -55,7 +55,7 @@ def load_curriculum(path: str | Path, overrides: list[str] | None = None) -> lis
     if not 1 <= len(stages_data) <= MAX_ITEMS:
         raise ValueError(f"{source}: stages must hold 1..{MAX_ITEMS} stages, got {len(stages_data)}")
     extra = parse_overrides(overrides or [])
-    run_name = data.get("run_name", Path(path).stem)
+    run_name = extra.pop("run_name", data.get("run_name", Path(path).stem))  # names the stages' folder
     if not isinstance(run_name, str) or not run_name or "/" in run_name:
         raise ValueError(f"{source}: run_name must be a plain folder name, got {short(run_name)}")
     stages: list[Stage] = []
