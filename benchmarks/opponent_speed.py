@@ -17,8 +17,9 @@ Two measurements, each against its peer in the same run:
    stage 7's opponents (512 units; 60% ``search:samples=50,candidates=6``, 10%
    heuristic, 20% random, 10% snapshots); and the from-scratch recipe's
    (``configs/from_scratch.yaml``'s first stage: its network, games and
-   opponents, snapshots included).  ``--before DIR`` (a checkout of older code: ``git worktree add
-   /tmp/before REV``) runs every configuration with that code too.
+   opponents, snapshots included).  ``--before DIR`` (a checkout of older
+   code: ``git worktree add /tmp/before REV``) runs every configuration with
+   that code too.
 
 Usage: ``python benchmarks/opponent_speed.py [--seconds 60] [--batch 1024] [--threads 1] [--before DIR] [--skip-training]``
 """

@@ -11,8 +11,9 @@ stage's), plus ``updates``: stop after this many updates of the stage (else
 it runs to its ``total_decisions``, which also sets the learning-rate
 annealing).  Stage 2 and later start from the previous stage's ``policy.pt``
 (``init_from``, set here; a stage may not set it).  ``key=value`` overrides
-apply to every stage, except ``run_name=NAME``: it names the curriculum's folder.  Running the same command again continues where it
-stopped: finished stages are skipped, an interrupted one is resumed.
+apply to every stage, except ``run_name=NAME``: it names the curriculum's
+folder.  Running the same command again continues where it stopped: finished
+stages are skipped, an interrupted one is resumed.
 """
 
 from __future__ import annotations
