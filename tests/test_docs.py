@@ -159,23 +159,27 @@ def test_hanamikoji_docs_lists_every_page_and_prints_one(capsys) -> None:
     assert "pages: " in capsys.readouterr().err
 
 
+def recipe_rows(page: str) -> tuple[list[int], list[float], list[int]]:
+    """A model card's recipe table: each row's stage number, millions of decisions and minutes."""
+    card = (ROOT / "docs" / page).read_text()
+    rows = re.findall(r"^\| (\d+) \|.*\| ([\d.]+)M \| (\d+) min \|$", card, flags=re.M)
+    return [int(r[0]) for r in rows], [float(r[1]) for r in rows], [int(r[2]) for r in rows]
+
+
+def prose(page: str) -> str:
+    return re.sub(r"\s+", " ", (ROOT / "docs" / page).read_text())
+
+
 @pytest.mark.parametrize(("page", "stages"), [("MODEL_CARD.md", 2), ("previous_agents.md", 10)])
 def test_a_model_cards_totals_are_the_sums_of_its_recipe_table(page: str, stages: int) -> None:
     """The decisions and hours a model card's prose gives are its recipe table's sums, so an
     edited table cannot leave them stale."""
-    card = (ROOT / "docs" / page).read_text()
-    rows = re.findall(r"^\| (\d+) \|.*\| ([\d.]+)M \| (\d+) min \|$", card, flags=re.M)
-    assert [int(r[0]) for r in rows] == list(range(1, stages + 1))
-    decisions = [float(r[1]) for r in rows]
-    minutes = [int(r[2]) for r in rows]
-    prose = re.sub(r"\s+", " ", card)
-    assert f"{sum(decisions):.1f}M learner decisions and about {sum(minutes) / 60:.1f} h" in prose
+    numbers, decisions, minutes = recipe_rows(page)
+    assert numbers == list(range(1, stages + 1))
+    assert f"{sum(decisions):.1f}M learner decisions and about {sum(minutes) / 60:.1f} h" in prose(page)
 
 
 def test_the_previous_agents_card_sums_the_stages_of_the_agent_before_it() -> None:
-    card = (ROOT / "docs" / "previous_agents.md").read_text()
-    rows = re.findall(r"^\| (\d+) \|.*\| ([\d.]+)M \| (\d+) min \|$", card, flags=re.M)[:7]
-    prose = re.sub(r"\s+", " ", card)
-    decisions, minutes = sum(float(r[1]) for r in rows), sum(int(r[2]) for r in rows)
-    assert f"Stages 1-7 were the agent shipped before this one ({decisions:.1f}M decisions, " \
-           f"about {minutes / 60:.1f} h" in prose  # fmt: skip
+    _, decisions, minutes = recipe_rows("previous_agents.md")
+    assert f"Stages 1-7 were the agent shipped before this one ({sum(decisions[:7]):.1f}M decisions, " \
+           f"about {sum(minutes[:7]) / 60:.1f} h" in prose("previous_agents.md")  # fmt: skip

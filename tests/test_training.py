@@ -137,7 +137,7 @@ def test_shipped_configs_load() -> None:
     assert cfg.bot_shares == {"search:samples=50": 0.1} and cfg.eval_bots == ["search"]
 
 
-def test_the_shipped_agents_curriculum_is_one_file_of_ten_chained_stages() -> None:
+def test_the_previous_agents_curriculum_is_one_file_of_ten_chained_stages() -> None:
     stages = load_curriculum("configs/ppo_selfplay.yaml")
     assert [s.name for s in stages] == [f"stage{n}" for n in range(1, 11)]
     assert [s.updates for s in stages] == [890, 710, 280, 130, None, None, None, 410, None, None]
