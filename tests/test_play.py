@@ -722,17 +722,23 @@ def test_connections_that_never_finish_a_request_are_closed_and_hold_nobody_up(m
     from hanamikoji_env.play import protocol
 
     monkeypatch.setattr(protocol, "REQUEST_SECONDS", 1.0)
-    with serving(create_app("random")) as url:
-        port = int(url.rsplit(":", 1)[1])
-        idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(200)]
-        half = socket.create_connection(("127.0.0.1", port))
-        half.sendall(b"GET /api/opponents HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # and never the blank line
+
+    def slowest_of_20() -> float:
         slowest = 0.0
-        for _ in range(20):  # meanwhile everyone else is served at once
+        for _ in range(20):
             start = time.perf_counter()
             assert httpx.get(f"{url}/api/opponents").status_code == 200
             slowest = max(slowest, time.perf_counter() - start)
-        assert slowest < 1.0, slowest
+        return slowest
+
+    with serving(create_app("random")) as url:
+        port = int(url.rsplit(":", 1)[1])
+        quiet = slowest_of_20()  # the baseline, measured in this run: nobody else connected
+        idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(200)]
+        half = socket.create_connection(("127.0.0.1", port))
+        half.sendall(b"GET /api/opponents HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # and never the blank line
+        slowest = slowest_of_20()  # meanwhile everyone else is served at once
+        assert slowest < 10 * quiet, (slowest, quiet)
         for conn in [half, *idle[:5]]:
             conn.settimeout(10)
             assert conn.recv(100) == b""  # closed by the server

@@ -1,5 +1,9 @@
 """The browser server under load, over real sockets: one client's hostile or slow work never
-delays another's game (loopback only, bounded in time; the slow set)."""
+delays another's game (loopback only, bounded in time; the slow set).
+
+Every latency bound here is relative to a baseline measured in the same run, on the same
+server (the same game's moves with nobody else about), so a busy machine slows both sides
+and fails neither: these tests measure the server's design, not the machine."""
 
 from __future__ import annotations
 
@@ -41,9 +45,26 @@ def _move(http: httpx.Client, game: dict) -> dict:
     return response.json()
 
 
+SLOWER = 10
+"""How many times its quiet baseline a light request may take while others load the server."""
+
+
+def _timed_moves(http: httpx.Client, opponent: str, count: int) -> np.ndarray:
+    """The seconds each of ``count`` moves (or new games, when one ends) took against ``opponent``."""
+    game = http.post("/api/games", json={"opponent": opponent}).json()
+    seconds = []
+    for _ in range(count):
+        start = time.perf_counter()
+        game = _move(http, game) if game["result"] is None else http.post("/api/games", json={}).json()
+        seconds.append(time.perf_counter() - start)
+    return np.array(seconds)
+
+
 @pytest.mark.slow
 def test_a_huge_body_is_refused_at_once_while_another_game_moves(server: str) -> None:
     with httpx.Client(base_url=server, timeout=10) as http:
+        _timed_moves(http, "random", 5)  # warm-up: the first game compiles the engine's kernels
+        quiet = float(np.median(_timed_moves(http, "random", 9)))
         game = http.post("/api/games", json={}).json()
         refused: list[tuple[int, float]] = []
 
@@ -62,15 +83,26 @@ def test_a_huge_body_is_refused_at_once_while_another_game_moves(server: str) ->
         flooder.start()
         start = time.perf_counter()
         game = _move(http, game)
-        assert time.perf_counter() - start < 1.0
+        moved = time.perf_counter() - start
         flooder.join(10)
-        assert refused and refused[0][0] == 413 and refused[0][1] < 1.0
+        assert moved < SLOWER * quiet, (moved, quiet)
+        # refused on its declared length, about as fast as an ordinary request
+        assert refused and refused[0][0] == 413 and refused[0][1] < SLOWER * quiet, (refused, quiet)
 
 
 @pytest.mark.slow
 def test_fifty_games_against_search_leave_a_random_game_responsive(server: str) -> None:
+    """A random game's moves beside fifty games against the search bot: their p90 at most
+    :data:`SLOWER` times the quiet p90 (about 4x here on idle cores, 5x beside a busy process per
+    core), and their median below the search games' own (a server that queued every move behind
+    the others' searches would serve them all at one pace).  The p90 of 40 moves, not the p99
+    (their maximum): one stall behind the GIL measures the scheduler, not the design."""
+    with httpx.Client(base_url=server, timeout=30) as http:
+        _timed_moves(http, "search", 5)  # warm-up: both bots' kernels compiled
+        quiet = np.percentile(_timed_moves(http, "random", 40), 90)
     stop = threading.Event()
     failures: list[str] = []
+    searched: list[float] = []
 
     def player() -> None:
         try:
@@ -79,7 +111,9 @@ def test_fifty_games_against_search_leave_a_random_game_responsive(server: str) 
                 assert started.status_code == 200, started.text
                 game = started.json()
                 while not stop.is_set() and game["result"] is None:
+                    start = time.perf_counter()
                     game = _move(http, game)
+                    searched.append(time.perf_counter() - start)
         except Exception as e:  # a player that could not play would make this test prove nothing
             failures.append(f"{type(e).__name__}: {e}")
 
@@ -87,15 +121,14 @@ def test_fifty_games_against_search_leave_a_random_game_responsive(server: str) 
     for p in players:
         p.start()
     time.sleep(2.0)  # the searches are under way
-    latencies = []
+    before = len(searched)
     with httpx.Client(base_url=server, timeout=30) as http:
-        game = http.post("/api/games", json={"opponent": "random"}).json()
-        for _ in range(40):
-            start = time.perf_counter()
-            game = _move(http, game) if game["result"] is None else http.post("/api/games", json={}).json()
-            latencies.append(time.perf_counter() - start)
+        loaded = _timed_moves(http, "random", 40)
+    meanwhile = np.array(searched[before:])
     stop.set()
     for p in players:
         p.join(60)
     assert not failures, failures[:3]
-    assert np.percentile(latencies, 99) < 1.0, sorted(latencies)[-5:]
+    assert len(meanwhile) >= 50, len(meanwhile)  # the fifty games really played meanwhile
+    assert np.percentile(loaded, 90) < SLOWER * quiet, (sorted(loaded)[-5:], quiet)
+    assert np.median(loaded) < np.median(meanwhile), (np.median(loaded), np.median(meanwhile))
