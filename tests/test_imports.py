@@ -20,7 +20,7 @@ LAYERS = [
     "training",  # PPO self-play and the other trainers: the repository's training/, mapped in
     grimp.Layer("play", "tournament", "demo", "differential", "rllib", "wrappers", independent=False),
     "first_run",  # what a first run compiles: announced, or warmed up by playing
-    "games",  # two bots playing a game on the AEC env
+    grimp.Layer("games", "heldout"),  # two bots playing a game on the AEC env; the held-out players
     "bots",  # players: read observations, may drive envs and networks
     grimp.Layer("records", "nn"),  # game records; the policy network and its checkpoints
     grimp.Layer("aec", "vector", "openspiel"),  # the envs: one game, a batch, OpenSpiel's

@@ -52,7 +52,7 @@ def test_config_from_yaml_with_overrides(tmp_path) -> None:
         ("max_grad_norm: .inf\n", [], "max_grad_norm must be a finite number"),
         ("hidden: 100000000\n", [], r"hidden must be a finite number in \[1, 4096\]"),
         ("num_envs: 65536\nrollout_steps: 4096\n", [], "num_envs \\* rollout_steps must be at most"),
-        ("bot_shares: {random: .nan}\n", [], r"bot_shares must be in \[0, 1\]"),
+        ("bot_shares: {random: .nan}\n", [], r"bot_shares and exploiter_share must be in \[0, 1\]"),
         ("", ["shaping=-1"], "shaping must be a finite number"),
         ("", ["round_limit=0"], "round_limit must be a finite number"),
         ("bot_shares: {alphazero: 0.1}\n", [], "bot_shares: bad bot 'alphazero'"),
@@ -187,7 +187,8 @@ def test_the_shipped_agents_recipe_is_a_2_hour_stage_then_a_wider_2_hour_stage()
         assert stage.cfg.anneal_lr and (stage.cfg.num_envs, stage.cfg.seed) == (512, 0)
     shipped = load_checkpoint("checkpoints/ppo_selfplay.pt")
     assert shipped["model_config"] == {"hidden": 512, "layers": 2}
-    assert {k: v for k, v in shipped["config"].items() if k not in ("runs_dir", "init_from")} == {
+    saved = {**asdict(Config()), **shipped["config"]}  # keys added since it was saved: their defaults
+    assert {k: v for k, v in saved.items() if k not in ("runs_dir", "init_from")} == {
         k: v for k, v in asdict(second.cfg).items() if k not in ("runs_dir", "init_from")
     }  # the shipped agent is this stage, trained in another folder
 

@@ -119,6 +119,7 @@ class Collector:
             self.obs, self.mask, self.to_play, rewards, done, _ = self.engine.step(actions)
             buf["reward"][t], buf["done"][t] = rewards + self._shaping(done), done
             if done.any():
+                self.opponents.finished(np.flatnonzero(done), rewards)
                 self.opponents.new_games(np.flatnonzero(done), self.rng)
                 if self.teacher is not None:
                     self.teacher.new_games(np.flatnonzero(done))

@@ -18,6 +18,7 @@ from hanamikoji_env.training.imitation import check_teacher
 from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.excerpt import clip, short
 from hanamikoji_env.files import shipped_folder
+from hanamikoji_env.heldout import check_trainable
 from hanamikoji_env.nn import DEVICE_PATTERN, MAX_HIDDEN, MAX_LAYERS
 from hanamikoji_env.observation import get_version
 from hanamikoji_env.pretrained import resolve_checkpoint
@@ -63,6 +64,10 @@ RANGES: dict[str, Range] = {
     "num_workers": (1, 1024, False),
     "imitation_decisions": (0, 10**12, False),
     "teacher_play": (0, 1, False),
+    "exploiter_every": (0, 10**12, False),
+    "exploiter_decisions": (1, 10**12, False),
+    "exploiter_share": (0, 1, False),
+    "pfsp": (0, 10, False),
 }
 """The allowed range of every numeric key of :class:`Config`."""
 
@@ -167,12 +172,27 @@ class Config:
     teacher_play: float = 0.0
     """The share of learner decisions where the teacher's move is played instead of the
     policy's at the start of the warm start, falling linearly to 0 over its budget."""
+    # league (training/league.py)
+    exploiter_every: int = 0
+    """Learner decisions between exploiters: each a best response trained against the frozen
+    policy of that moment, then an opponent for the rest of the run (0: no exploiters)."""
+    exploiter_decisions: int = 2_000_000
+    """Each exploiter's training budget, in its learner decisions."""
+    exploiter_share: float = 0.0
+    """The exploiters' prior share of new games, together (split evenly among them)."""
+    pfsp: float = 0.0
+    """Prioritized fictitious self-play: > 0 draws the opponents (snapshots, bots, exploiters)
+    by prior share times ``0.05 + (1 - p) ** pfsp``, ``p`` the policy's recent win rate
+    against each; 0: the configured shares as they are."""
     # evaluation, logging, checkpoints
     eval_every: int = 20
     """Updates between evaluations against random and heuristic bots (0: only at the end)."""
     eval_games: int = 200
     eval_bots: list[str] = field(default_factory=lambda: ["random", "heuristic"])
     """Bots (player specs, as in ``bot_shares``) the periodic evaluation plays."""
+    eval_heldout: bool = False
+    """The periodic evaluation also plays the fast held-out opponents
+    (:data:`hanamikoji_env.heldout.FAST`): ``vs_heldout`` in the curve is their mean."""
     checkpoint_every: int = 20
 
     def validate(self, check_files: bool = True) -> Config:
@@ -220,11 +240,26 @@ class Config:
                 )
         elif self.imitation_decisions or self.teacher_play:
             raise ValueError("imitation_decisions and teacher_play need a teacher (a player spec)")
+        exploiters = self.exploiter_share if self.exploiter_every else 0.0
         if (
             not all(0 <= v <= 1 for v in self.bot_shares.values())  # also refuses NaN
-            or self.pool_share + sum(self.bot_shares.values()) > 1
+            or self.pool_share + sum(self.bot_shares.values()) + exploiters > 1
         ):
-            raise ValueError("pool_share and bot_shares must be in [0, 1] and add up to at most 1")
+            raise ValueError(
+                "pool_share, bot_shares and exploiter_share must be in [0, 1] and add up to at most 1"
+            )
+        if self.exploiter_every and self.exploiter_share <= 0:
+            raise ValueError("exploiter_every needs exploiter_share > 0: the exploiters' share of new games")
+        if (self.exploiter_every or self.pfsp) and self.backend != "local":
+            raise ValueError("a league (exploiter_every, pfsp) trains with backend: local only")
+        for key, specs in (
+            ("bot_shares", list(self.bot_shares)),
+            ("eval_bots", self.eval_bots),
+            ("teacher", [self.teacher] if self.teacher else []),
+            ("init_from", [f"ckpt:{self.init_from}"] if self.init_from else []),
+        ):
+            for spec in specs:
+                check_trainable(spec, key)
         if self.num_envs * self.rollout_steps > MAX_ROLLOUT:
             raise ValueError(
                 f"num_envs * rollout_steps must be at most {MAX_ROLLOUT:,} decisions per rollout"

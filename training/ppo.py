@@ -53,12 +53,15 @@ from hanamikoji_env.training.collector import Collector, gae
 from hanamikoji_env.training.config import Config
 from hanamikoji_env.training.critic import OracleCritic, Values
 from hanamikoji_env.training.imitation import imitation_loss, teacher_share
+from hanamikoji_env.training.league import RECENT, League, exploiter_config, exploiter_folder, freeze_target
 from hanamikoji_env.training.monitor import CURVE, Curve, win_rate
+from hanamikoji_env.training.selfplay import SNAPSHOTS
 from hanamikoji_env.training.threads import ThreadChooser
 from torch import nn
 
 from hanamikoji_env.files import remove_stale_temporaries
 from hanamikoji_env.first_run import announce, parts_for
+from hanamikoji_env.heldout import heldout_specs
 from hanamikoji_env.nn import (
     CheckpointError,
     PolicyNet,
@@ -146,6 +149,9 @@ class Trainer:
                 engine_seed=cfg.seed + 3,
                 bot_seed=cfg.seed,
             )
+        self.league = League(cfg) if cfg.exploiter_every or cfg.pfsp else None
+        """The league's exploiters and results (``training/league.py``), or None: a fixed mix."""
+        self.apply_league_shares()
         self.update = self.decisions = self.games = 0
         self.seconds = 0.0
         """Wall time the run has trained, evaluations and saves included, over every resume."""
@@ -174,6 +180,23 @@ class Trainer:
     def add_snapshot(self) -> None:
         """The current policy joins the opponents' pool (every collector's)."""
         self.collector.add_snapshot(self.model)
+
+    def apply_league_shares(self) -> None:
+        """New games' opponents from now on by the league's shares (a league run only)."""
+        if self.league is None:
+            return
+        shares = self.league.shares()
+        self.collector.opponents.schedule.set_shares(shares.pop(SNAPSHOTS), shares)  # type: ignore[union-attr]
+
+    def fold_league(self) -> dict[str, float]:
+        """The last rollout's results into the league and its new shares; the scalars to log."""
+        if self.league is None:
+            return {}
+        self.league.fold(self.collector.opponents.take_results())  # type: ignore[union-attr]
+        self.apply_league_shares()
+        scalars = {f"share/{name}": share for name, share in self.league.shares().items()}
+        scalars.update({f"win_rate/{name}": self.league.win_rate(name) for name in self.league.priors()})
+        return scalars
 
     # -------------------------------------------------------------- learn ---
 
@@ -312,6 +335,34 @@ class Trainer:
                 if optimizer is not None:
                     optimizer.param_groups[0]["lr"] = frac * self.cfg.learning_rate
 
+    def train_exploiter(self, progress: bool) -> None:
+        """Train the league's next exploiter against the policy as it is now (or finish the one an
+        interrupted run left), then make it an opponent.  The checkpoint on disk says which
+        exploiter is in training before it starts, so an interruption anywhere resumes it."""
+        league = self.league
+        assert league is not None
+        if not league.pending:  # a new exploiter: say so on disk, then freeze its target
+            league.pending = len(league.exploiters) + 1
+            self.save()
+            freeze_target(self.run_dir, league.pending)
+        k, folder = league.pending, exploiter_folder(self.run_dir, league.pending)
+        cfg = exploiter_config(self.cfg, self.run_dir, k)
+        resume = (folder / CHECKPOINT).is_file()
+        print(f"league: {'resuming' if resume else 'training'} exploiter {k} against the policy at "
+              f"{self.decisions:,} decisions ({cfg.total_decisions:,} decisions, in {folder})",
+              file=sys.stderr, flush=True)  # fmt: skip
+        exploiter = train(cfg, folder, resume=resume, progress=progress)
+        rate = exploiter.last_eval.get(cfg.eval_bots[0], float("nan"))
+        self.seconds += exploiter.seconds  # the league's wall time includes its exploiters'
+        league.exploiters.append(f"ckpt:{folder / POLICY}")
+        league.exploiter_rates.append(rate)
+        league.pending = 0
+        self.collector.opponents.add_bot(league.exploiters[-1])  # type: ignore[union-attr]
+        self.apply_league_shares()
+        self.save()
+        print(f"league: exploiter {k} beats the policy it was trained on {rate:.3f}; it joins the opponents",
+              file=sys.stderr, flush=True)  # fmt: skip
+
     # ------------------------------------------------ evaluation and disk ---
 
     def evaluate(self, bot_spec: str, games: int) -> float:
@@ -320,6 +371,22 @@ class Trainer:
         return win_rate(
             model, bot_spec, games, 10_000 + self.update, 12_345 + self.update, self.cfg.round_limit
         )
+
+    def evaluations(self) -> dict[str, float]:
+        """The periodic evaluation: the win rate against each of ``eval_bots``; with
+        ``eval_heldout`` against each fast held-out opponent (``heldout:NAME``) and their mean
+        (``heldout``); in a league, the mean against the newest exploiters (``exploiters``)."""
+        cfg = self.cfg
+        out = {bot: self.evaluate(bot, cfg.eval_games) for bot in cfg.eval_bots}
+        if cfg.eval_heldout:
+            rates = {
+                f"heldout:{Path(s).stem}": self.evaluate(s, cfg.eval_games) for s in heldout_specs(fast=True)
+            }
+            out.update(rates, heldout=float(np.mean(list(rates.values()))))
+        if self.league is not None and self.league.exploiters:
+            newest = self.league.exploiters[-RECENT:]
+            out["exploiters"] = float(np.mean([self.evaluate(s, cfg.eval_games) for s in newest]))
+        return out
 
     def save(self) -> None:
         """The whole run to ``checkpoint.pt`` and its policy to ``policy.pt``."""
@@ -334,6 +401,7 @@ class Trainer:
             "rng": self.rng.bit_generator.state,
             "last_eval": self.last_eval,
         }
+        league = {} if self.league is None else {"league": self.league.state()}
         critic = self.values.critic
         extra = (
             {}
@@ -346,6 +414,7 @@ class Trainer:
             **common,
             **self.collector.state(generators=False),  # the local one shares the trainer's generators
             **extra,
+            **league,
         )
         save_checkpoint(self.run_dir / POLICY, self.model, **common)
         self.saved_update = self.update
@@ -358,6 +427,11 @@ class Trainer:
             self.optimizer.load_state_dict(data["optimizer"])
             self.gen.set_state(data["torch_generator"])
             self.rng.bit_generator.state = data["rng"]
+            if self.league is not None:  # its exploiters are opponents before the games resume
+                self.league.load(data["league"])
+                for spec in self.league.exploiters:
+                    self.collector.opponents.add_bot(spec)  # type: ignore[union-attr]
+                self.apply_league_shares()
             self.collector.load(data)
             if self.values.critic is not None:
                 self.values.critic.load_state_dict(data["critic"])
@@ -390,16 +464,31 @@ def train(
             (run_dir / "config.json").write_text(json.dumps(cfg.to_dict(), indent=2))
         for name in (CHECKPOINT, POLICY):
             remove_stale_temporaries(run_dir / name)  # left by a save that was killed midway
-        curve = Curve(run_dir / CURVE, cfg.eval_bots)
+        curve = Curve(run_dir / CURVE, curve_columns(cfg))
         curve.keep_until(trainer.update)  # rows an interrupted run wrote after its last save go
         with StopRequest() as stop:  # from here a Ctrl-C keeps the update in progress
             at = f"resuming {run_dir} at update {trainer.update:,} ({trainer.decisions:,} decisions)"
             said = at if resume else f"training into {run_dir}"
             print(f"{said} (TensorBoard: tensorboard --logdir {run_dir / 'tb'})", file=sys.stderr, flush=True)
+            league = trainer.league
+            if (
+                league is not None
+                and trainer.decisions < cfg.total_decisions
+                and (
+                    league.pending or league.due(trainer.decisions)  # stopped during or before an exploiter
+                )
+            ):
+                trainer.train_exploiter(progress)
             _loop(trainer, cfg, run_dir, curve, progress, stop_after, stop)
     finally:
         lock.close()
     return trainer
+
+
+def curve_columns(cfg: Config) -> list[str]:
+    """``curve.csv``'s win-rate columns: the eval bots, the held-out mean, the newest exploiters."""
+    return [*cfg.eval_bots, *(["heldout"] if cfg.eval_heldout else []),
+            *(["exploiters"] if cfg.exploiter_every else [])]  # fmt: skip
 
 
 class StopRequest:
@@ -466,11 +555,13 @@ def _loop(
             writer.add_scalar(
                 f"{'imitation' if phase == 'imitation' else 'train'}/{key}", value, trainer.decisions
             )
+        for key, value in trainer.fold_league().items():
+            writer.add_scalar(f"league/{key}", value, trainer.decisions)
         finished = trainer.decisions >= cfg.total_decisions or updates_done == stop_after
         if ((cfg.eval_every and trainer.update % cfg.eval_every == 0) or finished) and not stop.requested:
-            for bot in cfg.eval_bots:
-                trainer.last_eval[bot] = trainer.evaluate(bot, cfg.eval_games)
-                writer.add_scalar(f"eval/win_rate_vs_{bot}", trainer.last_eval[bot], trainer.decisions)
+            trainer.last_eval.update(trainer.evaluations())
+            for name, rate in trainer.last_eval.items():
+                writer.add_scalar(f"eval/win_rate_vs_{name}", rate, trainer.decisions)
             trainer.seconds += time.perf_counter() - start
             start = time.perf_counter()
             curve.add(trainer.seconds, trainer.update, trainer.decisions, phase, trainer.last_eval)
@@ -482,6 +573,10 @@ def _loop(
                 bar.close()
                 writer.close()
                 raise KeyboardInterrupt
+        if trainer.league is not None and trainer.league.due(trainer.decisions) and not finished:
+            start = time.perf_counter()
+            trainer.train_exploiter(progress)  # counts its own time into trainer.seconds
+            start = time.perf_counter()
         trainer.seconds += time.perf_counter() - start
         bar.update(trainer.decisions - before)
         bar.set_postfix(
@@ -492,7 +587,7 @@ def _loop(
                 if phase == "imitation"
                 else {"kl": f"{stats['approx_kl']:.3f}"}
             ),
-            **{f"vs_{k[:4]}": f"{v:.2f}" for k, v in trainer.last_eval.items()},
+            **{f"vs_{k[:4]}": f"{v:.2f}" for k, v in trainer.last_eval.items() if k in curve.bots},
         )
     bar.close()
     writer.close()

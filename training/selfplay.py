@@ -32,6 +32,8 @@ from hanamikoji_env.vector import VectorHanamikoji, random_actions
 
 SELF = -1
 """Opponent code of a pure self-play game."""
+SNAPSHOTS = "snapshots"
+"""The name of the pool of past snapshots as one opponent (results, a league's shares)."""
 
 
 class OpponentPool:
@@ -76,8 +78,17 @@ class OpponentSchedule:
 
     def __init__(self, pool_share: float, bot_shares: dict[str, float]) -> None:
         self.bots = sorted(name for name, share in bot_shares.items() if share > 0)
-        shares = [pool_share] + [bot_shares[b] for b in self.bots]
-        self.cumulative = np.cumsum(shares)
+        """The bots by code (``-2 - index``); a league appends its exploiters, so codes stay."""
+        self.set_shares(pool_share, bot_shares)
+
+    def set_shares(self, pool_share: float, bot_shares: dict[str, float]) -> None:
+        """New games' shares from now on: the pool's and each of :attr:`bots`' (missing: 0)."""
+        self.cumulative = np.cumsum([pool_share] + [bot_shares.get(b, 0.0) for b in self.bots])
+
+    def add_bot(self, name: str) -> None:
+        """A new opponent, with share 0 until :meth:`set_shares` gives it one."""
+        self.bots.append(name)
+        self.cumulative = np.append(self.cumulative, self.cumulative[-1])
 
     def bot_code(self, name: str) -> int:
         return -2 - self.bots.index(name)
@@ -162,6 +173,37 @@ class Opponents:
         self.learner_seat = np.zeros(num_envs, dtype=np.int64)
         self.bot_states: GameStates = {}
         """Env -> its bot opponent's game state (``Bot.game_state``)."""
+        self.seed, self.round_limit = seed, round_limit
+        self.results: dict[str, list[float]] = {}
+        """Opponent name -> [learner's wins (draws half), games] of the games finished since
+        :meth:`take_results` (snapshots are one opponent, :data:`SNAPSHOTS`)."""
+
+    def add_bot(self, spec: str) -> None:
+        """A new opponent for the rest of the run (a league's exploiter), share 0 until set."""
+        self.schedule.add_bot(spec)
+        self.bots[spec] = make_bot(spec, self.seed, self.round_limit)
+
+    def opponent_name(self, code: int) -> str:
+        """The name an opponent code stands for: a bot's spec, or ``snapshots``."""
+        return SNAPSHOTS if code >= 0 else self.schedule.bot_name(code)
+
+    def finished(self, envs: np.ndarray, rewards: np.ndarray) -> None:
+        """Count the learner's results in the games that just ended in ``envs`` (``rewards``:
+        the engine's, ``[N, 2]`` by seat), against snapshots and bots (not self-play)."""
+        for i in envs:
+            code = int(self.code[i])
+            if code == SELF:
+                continue
+            reward = rewards[i, self.learner_seat[i]]
+            tally = self.results.setdefault(self.opponent_name(code), [0.0, 0])
+            tally[0] += 1.0 if reward > 0 else 0.5 if reward == 0 else 0.0
+            tally[1] += 1
+
+    def take_results(self) -> dict[str, tuple[float, int]]:
+        """The results counted since the last call (and forget them)."""
+        out = {name: (won, int(games)) for name, (won, games) in self.results.items()}
+        self.results = {}
+        return out
 
     def new_games(self, envs: np.ndarray, rng: np.random.Generator) -> None:
         """Draw the opponent and the learner's seat for the games starting in ``envs``."""
