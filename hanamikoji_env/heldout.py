@@ -34,6 +34,7 @@ STAGES = "stages"
 """The shipped folder of earlier agents (``checkpoints/stages``)."""
 
 HELD_OUT: tuple[HeldOut, ...] = (
+    HeldOut("enum", "the enumeration bot: every move of the turn over every deal of the unseen cards"),
     HeldOut("ckpt:stages/stage10.pt", "the agent shipped before: 8.5 hours of a ten-stage curriculum"),
     HeldOut("ckpt:stages/stage7.pt", "an earlier agent of that curriculum, 256 units"),
 )
@@ -42,7 +43,7 @@ HELD_OUT: tuple[HeldOut, ...] = (
 FAST = ("ckpt:stages/stage10.pt", "ckpt:stages/stage7.pt")
 """Members a training run evaluates against every ``eval_every`` updates (batched networks)."""
 
-HELD_OUT_KINDS: frozenset[str] = frozenset()
+HELD_OUT_KINDS: frozenset[str] = frozenset({"enum"})
 """Bot kinds (the spec's name) that are held out whatever their options."""
 
 
@@ -83,7 +84,10 @@ def heldout_match(spec: str) -> str | None:
     from hanamikoji_env.bots.spec import parse_player
     from hanamikoji_env.pretrained import resolve_checkpoint
 
-    parsed = parse_player(spec, load=False)
+    try:
+        parsed = parse_player(spec, load=False)
+    except ValueError:  # not a player spec: the caller's own checks say what is wrong with it
+        return None
     if parsed.kind in HELD_OUT_KINDS:
         return spec
     paths = [parsed.path] if parsed.kind == "ckpt" else [v for k, v in parsed.options.items() if k == "ckpt"]

@@ -217,6 +217,14 @@ class Config:
             raise ValueError(
                 f"ray_address must be a cluster address such as 'auto' or 'host:6379', got {short(self.ray_address)}"
             )
+        for key, specs in (
+            ("bot_shares", list(self.bot_shares)),
+            ("eval_bots", self.eval_bots),
+            ("teacher", [self.teacher] if isinstance(self.teacher, str) else []),
+            ("init_from", [f"ckpt:{self.init_from}"] if isinstance(self.init_from, str) else []),
+        ):
+            for spec in specs[:MAX_ITEMS]:
+                check_trainable(spec, key)
         for key in ("bot_shares", "eval_bots"):
             if len(getattr(self, key)) > MAX_ITEMS:
                 raise ValueError(f"{key} may hold at most {MAX_ITEMS} bots, got {len(getattr(self, key))}")
@@ -252,14 +260,6 @@ class Config:
             raise ValueError("exploiter_every needs exploiter_share > 0: the exploiters' share of new games")
         if (self.exploiter_every or self.pfsp) and self.backend != "local":
             raise ValueError("a league (exploiter_every, pfsp) trains with backend: local only")
-        for key, specs in (
-            ("bot_shares", list(self.bot_shares)),
-            ("eval_bots", self.eval_bots),
-            ("teacher", [self.teacher] if self.teacher else []),
-            ("init_from", [f"ckpt:{self.init_from}"] if self.init_from else []),
-        ):
-            for spec in specs:
-                check_trainable(spec, key)
         if self.num_envs * self.rollout_steps > MAX_ROLLOUT:
             raise ValueError(
                 f"num_envs * rollout_steps must be at most {MAX_ROLLOUT:,} decisions per rollout"

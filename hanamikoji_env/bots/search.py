@@ -272,22 +272,15 @@ def search_actions(
     return checked_actions(out, mask, "search")
 
 
-class SearchBot(Bot):
-    """Information-set Monte Carlo search (see the module docstring)."""
+class PlanningBot(Bot):
+    """A bot that chooses a whole turn at its token decision and plays its cards from that plan
+    (its game state); :meth:`_actions` is its compiled batch kernel.  SearchBot and EnumBot."""
 
-    name = "search"
-    options = {"samples": Option(int, 1, 20_000), "candidates": Option(int, 1, 200)}
     batched = True
     """``act_batch`` is one compiled call for the whole batch."""
 
-    def __init__(
-        self, seed: int | None = 0, samples: int = 400, candidates: int = 10, round_limit: int | None = None
-    ) -> None:
+    def __init__(self, seed: int | None = 0, round_limit: int | None = None) -> None:
         super().__init__(seed)
-        self.check_option("samples", samples)
-        self.check_option("candidates", candidates)
-        self.samples = samples
-        self.candidates = candidates
         self.round_limit = round_limit
         self.plan: tuple[tuple[int, int, int], tuple[int, ...]] | None = None
         """``((round, turn, token), cards)``: the plan chosen at this turn's token decision
@@ -296,6 +289,10 @@ class SearchBot(Bot):
     @classmethod
     def from_spec(cls, options: dict[str, Any], seed: int, round_limit: int | None, device: str) -> Bot:
         return cls(seed=seed, round_limit=round_limit, **options)
+
+    def _actions(self, obs: np.ndarray, mask: np.ndarray, plans: np.ndarray, keys: np.ndarray) -> np.ndarray:
+        """The batch's actions (``plans`` ``[N, 7]`` updated in place, ``keys`` one per row)."""
+        raise NotImplementedError
 
     def game_state(self) -> tuple[int, ...]:
         """``(round, turn, token, *cards)`` of the plan for the turn in progress, or ``()``."""
@@ -327,12 +324,31 @@ class SearchBot(Bot):
         for i, state in enumerate(states or ()):
             _check_plan(state)
             plans[i, : len(state)] = state
-        actions = search_actions(obs, mask, plans, keys, self.samples, self.candidates, self.round_limit)
+        actions = self._actions(obs, mask, plans, keys)
         if states is not None:
             for i in range(n):
                 size = int((plans[i, 3:] >= 0).sum())
                 states[i] = tuple(int(x) for x in plans[i, : 3 + size]) if plans[i, 0] >= 0 else ()
         return actions
+
+
+class SearchBot(PlanningBot):
+    """Information-set Monte Carlo search (see the module docstring)."""
+
+    name = "search"
+    options = {"samples": Option(int, 1, 20_000), "candidates": Option(int, 1, 200)}
+
+    def __init__(
+        self, seed: int | None = 0, samples: int = 400, candidates: int = 10, round_limit: int | None = None
+    ) -> None:
+        super().__init__(seed, round_limit)
+        self.check_option("samples", samples)
+        self.check_option("candidates", candidates)
+        self.samples = samples
+        self.candidates = candidates
+
+    def _actions(self, obs: np.ndarray, mask: np.ndarray, plans: np.ndarray, keys: np.ndarray) -> np.ndarray:
+        return search_actions(obs, mask, plans, keys, self.samples, self.candidates, self.round_limit)
 
     def __repr__(self) -> str:
         return f"SearchBot(seed={self._seed}, samples={self.samples}, candidates={self.candidates})"

@@ -5,6 +5,8 @@
 | ``random`` | :class:`~hanamikoji_env.bots.random.RandomBot` |
 | ``heuristic`` | :class:`~hanamikoji_env.bots.heuristic.HeuristicBot` |
 | ``search[:samples=N,candidates=K]`` | :class:`~hanamikoji_env.bots.search.SearchBot` |
+| ``enum[:samples=N,budget=B]`` | :class:`~hanamikoji_env.bots.enum.EnumBot` (held out: no training
+  config plays it, :mod:`hanamikoji_env.heldout`) |
 | ``ckpt:PATH`` | a trained policy: a hanamikoji-env ``.pt`` checkpoint (``PolicyBot``) or a
   Stable-Baselines3 ``MaskablePPO`` ``.zip`` (``SB3Bot``), both loaded without running code |
 | ``pretrained`` | the shipped agent (``checkpoints/ppo_selfplay.pt``, installed with the package);
@@ -42,6 +44,7 @@ BOTS: dict[str, str] = {
     "random": "hanamikoji_env.bots.random:RandomBot",
     "heuristic": "hanamikoji_env.bots.heuristic:HeuristicBot",
     "search": "hanamikoji_env.bots.search:SearchBot",
+    "enum": "hanamikoji_env.bots.enum:EnumBot",
     "sampled": "hanamikoji_env.bots.policy:SampledPolicyBot",
     "rollout": "hanamikoji_env.bots.rollout:RolloutBot",
     "psearch": "hanamikoji_env.bots.psearch:PolicySearchBot",
