@@ -35,24 +35,31 @@ STAGES = "stages"
 
 HELD_OUT: tuple[HeldOut, ...] = (
     HeldOut("enum", "the enumeration bot: every move of the turn over every deal of the unseen cards"),
+    HeldOut("heuristic-weights:bonus=0,sharpness=16", "the heuristic weighing charm alone"),
+    HeldOut(
+        "heuristic-weights:bonus=40,sharpness=8",
+        "the heuristic minding the geisha count, less sure of margins",
+    ),
     HeldOut("ckpt:stages/stage10.pt", "the agent shipped before: 8.5 hours of a ten-stage curriculum"),
     HeldOut("ckpt:stages/stage7.pt", "an earlier agent of that curriculum, 256 units"),
+    HeldOut("psearch:ckpt=stages/stage10.pt", "PolicySearchBot over the agent shipped before"),
+    HeldOut("os-ismcts:sims=400", "OpenSpiel's information-set MCTS, random rollouts"),
 )
 """The held-out pool, in the order a report lists it."""
 
 FAST = ("ckpt:stages/stage10.pt", "ckpt:stages/stage7.pt")
 """Members a training run evaluates against every ``eval_every`` updates (batched networks)."""
 
-HELD_OUT_KINDS: frozenset[str] = frozenset({"enum"})
+HELD_OUT_KINDS: frozenset[str] = frozenset({"enum", "heuristic-weights", "os-ismcts"})
 """Bot kinds (the spec's name) that are held out whatever their options."""
 
 
 def _resolve(spec: str) -> str:
     """A held-out spec with its checkpoint paths made absolute (the installed ``checkpoints``)."""
-    kind, _, rest = spec.partition(":")
-    if kind == "ckpt" and rest.startswith(f"{STAGES}/"):
-        return f"ckpt:{shipped_folder('checkpoints', 'checkpoints') / rest}"
-    return spec
+    folder = shipped_folder("checkpoints", "checkpoints")
+    return spec.replace(f"ckpt:{STAGES}/", f"ckpt:{folder / STAGES}/").replace(
+        f"ckpt={STAGES}/", f"ckpt={folder / STAGES}/"
+    )
 
 
 def heldout_specs(fast: bool = False) -> list[str]:
@@ -73,9 +80,10 @@ def _heldout_digests() -> dict[str, str]:
     """Content digest -> held-out spec, for every held-out checkpoint."""
     out = {}
     for h in HELD_OUT:
-        resolved = _resolve(h.spec)
-        if resolved.startswith("ckpt:") and Path(resolved[5:]).is_file():
-            out[_digest(Path(resolved[5:]))] = h.spec
+        if h.spec.startswith("ckpt:"):
+            path = Path(_resolve(h.spec)[5:])
+            if path.is_file():
+                out[_digest(path)] = h.spec
     return out
 
 

@@ -157,3 +157,30 @@ def test_a_run_stopped_during_an_exploiter_finishes_that_exploiter_first_on_resu
     assert resumed.league.pending == 0 and resumed.league.exploiters == [f"ckpt:{folder / POLICY}"]
     assert resumed.update == 2
     assert exploiter_config(cfg, tmp_path / "r", 1).init_from == str(folder / "target.pt")
+
+
+def test_a_heuristic_variant_with_the_heuristics_own_weights_plays_the_heuristics_moves() -> None:
+    """The variant is the readable heuristic with its evaluation's weights as options: at the
+    defaults (bonus 1.5, sharpness 1.6, in tenths) it is the heuristic; other weights change play."""
+    from helpers import choice_positions
+
+    from hanamikoji_env.bots import HeuristicBot
+    from hanamikoji_env.bots.heuristic_reference import HeuristicVariant
+
+    positions = choice_positions(300, seed=3)
+    same, other, heuristic = HeuristicVariant(), HeuristicVariant(bonus=0, sharpness=16), HeuristicBot()
+    differ = 0
+    for vector, mask in positions:
+        obs = {"observation": vector, "action_mask": mask}
+        expected = heuristic.act(obs)
+        assert same.act(obs) == expected
+        differ += other.act(obs) != expected
+    assert differ >= 10, differ
+
+
+@pytest.mark.parametrize("spec", [h.spec for h in HELD_OUT])
+def test_every_heldout_player_is_refused_as_a_training_opponent(spec) -> None:
+    with pytest.raises(ValueError, match="held-out opponent"):
+        Config.from_dict(
+            {"bot_shares": {dict(zip((h.spec for h in HELD_OUT), heldout_specs(), strict=True))[spec]: 0.1}}
+        )

@@ -3,7 +3,7 @@
 :class:`~hanamikoji_env.bots.heuristic.HeuristicBot` plays through compiled
 kernels; this module is the same strategy written for reading, like
 :mod:`hanamikoji_env.rules` for the engine.  It is no player of its own (no
-spec names it): ``tests/test_heuristic.py`` proves the kernels make its
+spec names it; its :class:`HeuristicVariant` is): ``tests/test_heuristic.py`` proves the kernels make its
 decisions over 100,000 positions.
 
 For every way to play its turn (token, cards, split) the bot scores the
@@ -19,6 +19,9 @@ bonus for the geisha count.  So it values majorities and charm points, hides
 a card it needs with Secret, trades away cards that cannot matter, offers
 Gifts and Competitions whose every answer is good for it, answers offers by
 the value gained, and tracks the unseen cards.
+
+:class:`HeuristicVariant` is this strategy with other evaluation weights: a player
+(``heuristic-weights:bonus=B,sharpness=S``) of the held-out pool.
 """
 
 from __future__ import annotations
@@ -41,10 +44,10 @@ from hanamikoji_env.actions import (
     TOKEN_SIZES,
     TRADEOFF,
 )
-from hanamikoji_env.bots.base import Bot
+from hanamikoji_env.bots.base import Bot, Option
 from hanamikoji_env.bots.heuristic import SHARPNESS, TIE_LEAN, TIE_TOL, WEIGHTS
 from hanamikoji_env.observation import InfoSet, decode
-from hanamikoji_env.rules import Phase, cards_of
+from hanamikoji_env.rules import VALUES, Phase, cards_of
 
 
 def net_share(tokens: list[int]) -> float:
@@ -58,8 +61,11 @@ def net_share(tokens: list[int]) -> float:
 class Position:
     """The constant parts of the evaluation for one decision."""
 
-    def __init__(self, info: InfoSet) -> None:
+    def __init__(self, info: InfoSet, weights: np.ndarray = WEIGHTS, sharpness: float = SHARPNESS) -> None:
         self.info = info
+        self.weights, self.sharpness = weights, sharpness
+        """The evaluation's weights per geisha and how sharply a margin becomes a probability
+        (the heuristic's, unless a :class:`HeuristicVariant` asks for others)."""
         unseen = np.array(info.unseen, dtype=np.float64)
         total = max(unseen.sum(), 1.0)
         opp_live = [t for t in range(4) if not info.spent_opp[t]]
@@ -91,8 +97,8 @@ class Position:
         """Scores of ``K`` outcomes: cards placed on each side and taken from my hand (``[K, 7]``)."""
         hand = self.hand - used
         margin = self.base + to_me - to_opp + hand * net_share(my_live) + self.lean
-        p = 1.0 / (1.0 + np.exp(-SHARPNESS * margin))
-        return (2.0 * p - 1.0) @ WEIGHTS
+        p = 1.0 / (1.0 + np.exp(-self.sharpness * margin))
+        return (2.0 * p - 1.0) @ self.weights
 
 
 @lru_cache(maxsize=4096)
@@ -153,9 +159,13 @@ class HeuristicReference(Bot):
         """The first index within ``tol`` of the maximum (the heuristic's tie rule)."""
         return int(np.flatnonzero(scores >= scores.max() - tol)[0])
 
+    def position(self, info: InfoSet) -> Position:
+        """The evaluation's constant parts for one decision."""
+        return Position(info)
+
     def _act(self, vector: np.ndarray, mask: np.ndarray) -> int:
         info = decode(vector)
-        pos = Position(info)
+        pos = self.position(info)
         phase = info.phase
         if phase == Phase.TOKEN:
             return self.plan(pos, [t for t in range(4) if mask[t]])[0]
@@ -184,14 +194,14 @@ class HeuristicReference(Bot):
         """The best (token, cards, score) among ``tokens``, with cards starting with ``prefix``."""
         best: tuple[int, tuple[int, ...], float] | None = None
         for token in tokens:
-            options, scores = self.options(pos, token, prefix)
+            options, scores = self.scored_plans(pos, token, prefix)
             i = self._argmax(scores)
             if best is None or scores[i] > best[2] + TIE_TOL:
                 best = (token, options[i], float(scores[i]))
         assert best is not None
         return best
 
-    def options(
+    def scored_plans(
         self, pos: Position, token: int, prefix: tuple[int, ...] = ()
     ) -> tuple[tuple[tuple[int, ...], ...], np.ndarray]:
         """Every card multiset ``token`` can play (starting with ``prefix``) and its score."""
@@ -240,3 +250,29 @@ def _group_min(values: np.ndarray, groups: np.ndarray, n: int) -> np.ndarray:
     out = np.full(n, np.inf)
     np.minimum.at(out, groups, values)
     return out
+
+
+class HeuristicVariant(HeuristicReference):
+    """The heuristic with other evaluation weights: a geisha weighs its charm plus ``bonus``
+    tenths (the heuristic: 15), a margin becomes a probability with ``sharpness`` tenths (the
+    heuristic: 16).  A held-out opponent (:mod:`hanamikoji_env.heldout`): a player about as
+    strong as the heuristic that values positions otherwise.  Readable numpy, one decision at
+    a time (a few ms each); spec ``heuristic-weights:bonus=B,sharpness=S``."""
+
+    name = "heuristic-weights"
+    options = {"bonus": Option(int, 0, 100), "sharpness": Option(int, 1, 100)}
+    fast = False
+    """Held out: no training config plays it."""
+
+    def __init__(self, seed: int | None = 0, bonus: int = 15, sharpness: int = 16) -> None:
+        super().__init__(seed)
+        self.check_option("bonus", bonus)
+        self.check_option("sharpness", sharpness)
+        self.bonus, self.sharpness = bonus, sharpness
+        self._weights = np.array(VALUES, dtype=np.float64) + bonus / 10
+
+    def position(self, info: InfoSet) -> Position:
+        return Position(info, self._weights, self.sharpness / 10)
+
+    def __repr__(self) -> str:
+        return f"HeuristicVariant(seed={self._seed}, bonus={self.bonus}, sharpness={self.sharpness})"

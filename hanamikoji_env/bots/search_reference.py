@@ -103,7 +103,7 @@ class SearchReference(Bot):
         pos = Position(info)
         scored = []
         for token in tokens:
-            options, scores = self._heuristic.options(pos, token, prefix)
+            options, scores = self._heuristic.scored_plans(pos, token, prefix)
             scored += [(float(v), token, c) for v, c in zip(scores, options, strict=True)]
         scored.sort(key=lambda x: -x[0])
         top = scored[: self.candidates]

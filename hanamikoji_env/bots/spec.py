@@ -7,6 +7,8 @@
 | ``search[:samples=N,candidates=K]`` | :class:`~hanamikoji_env.bots.search.SearchBot` |
 | ``enum[:samples=N,budget=B]`` | :class:`~hanamikoji_env.bots.enum.EnumBot` (held out: no training
   config plays it, :mod:`hanamikoji_env.heldout`) |
+| ``heuristic-weights[:bonus=B,sharpness=S]`` | the heuristic with other evaluation weights
+  (:class:`~hanamikoji_env.bots.heuristic_reference.HeuristicVariant`; held out) |
 | ``ckpt:PATH`` | a trained policy: a hanamikoji-env ``.pt`` checkpoint (``PolicyBot``) or a
   Stable-Baselines3 ``MaskablePPO`` ``.zip`` (``SB3Bot``), both loaded without running code |
 | ``pretrained`` | the shipped agent (``checkpoints/ppo_selfplay.pt``, installed with the package);
@@ -45,6 +47,7 @@ BOTS: dict[str, str] = {
     "heuristic": "hanamikoji_env.bots.heuristic:HeuristicBot",
     "search": "hanamikoji_env.bots.search:SearchBot",
     "enum": "hanamikoji_env.bots.enum:EnumBot",
+    "heuristic-weights": "hanamikoji_env.bots.heuristic_reference:HeuristicVariant",
     "sampled": "hanamikoji_env.bots.policy:SampledPolicyBot",
     "rollout": "hanamikoji_env.bots.rollout:RolloutBot",
     "psearch": "hanamikoji_env.bots.psearch:PolicySearchBot",
