@@ -165,3 +165,22 @@ def test_a_warm_start_over_a_checkpoint_of_another_observation_version_is_refuse
         train_main([f"runs_dir={tmp_path}", "teacher=heuristic", "imitation_decisions=1000", "hidden=128",
                     f"init_from={tmp_path / 'v2.pt'}"])  # fmt: skip
     assert e.value.code == 2 and "reads observation version 2" in capsys.readouterr().err
+
+
+def test_a_run_that_would_end_in_its_warm_start_says_so_with_the_numbers(tmp_path, capsys) -> None:
+    """``--config quick total_decisions=200000`` once trained 200,000 decisions of imitation and
+    no PPO without a word; imitation alone stays allowed (an experiment of its own)."""
+    cfg = tiny(tmp_path, imitation_decisions=1500, total_decisions=1000)
+    train(cfg, tmp_path / "r", progress=False, stop_after=1)
+    err = capsys.readouterr().err
+    assert (
+        "warning: this run is imitation only: its warm start (imitation_decisions 1,500) counts in "
+        "total_decisions (1,000), so PPO never starts; for PPO set total_decisions above 1,500"
+    ) in err
+    train(
+        tiny(tmp_path, imitation_decisions=500, total_decisions=1000),
+        tmp_path / "s",
+        progress=False,
+        stop_after=1,
+    )
+    assert "imitation only" not in capsys.readouterr().err

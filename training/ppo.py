@@ -470,6 +470,8 @@ def train(
             at = f"resuming {run_dir} at update {trainer.update:,} ({trainer.decisions:,} decisions)"
             said = at if resume else f"training into {run_dir}"
             print(f"{said} (TensorBoard: tensorboard --logdir {run_dir / 'tb'})", file=sys.stderr, flush=True)
+            if cfg.teacher is not None and cfg.imitation_decisions >= cfg.total_decisions:
+                print(warm_start_only(cfg), file=sys.stderr, flush=True)
             league = trainer.league
             if (
                 league is not None
@@ -483,6 +485,15 @@ def train(
     finally:
         lock.close()
     return trainer
+
+
+def warm_start_only(cfg: Config) -> str:
+    """The warning of a run that ends in its warm start (allowed: imitation alone is an experiment)."""
+    return (
+        f"warning: this run is imitation only: its warm start (imitation_decisions "
+        f"{cfg.imitation_decisions:,}) counts in total_decisions ({cfg.total_decisions:,}), so PPO never "
+        f"starts; for PPO set total_decisions above {cfg.imitation_decisions:,}"
+    )
 
 
 def curve_columns(cfg: Config) -> list[str]:
