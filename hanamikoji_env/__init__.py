@@ -26,6 +26,15 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'hanamikoji_env' has no attribute {name!r}")
 
 
+GYMNASIUM_ID = "hanamikoji/HanamikojiVsBot-v0"
+"""``gymnasium.make(GYMNASIUM_ID, opponent="heuristic")``: the learner's seat against a bot
+(:class:`hanamikoji_env.wrappers.SingleAgentEnv`, its keywords as ``make``'s)."""
+
+import gymnasium  # noqa: E402 - registered once the package's names are defined
+
+if GYMNASIUM_ID not in gymnasium.registry:
+    gymnasium.register(GYMNASIUM_ID, entry_point="hanamikoji_env.wrappers:SingleAgentEnv")
+
 try:  # PettingZoo >= 1.26 has a registry: make("aec", "hanamikoji/Hanamikoji-v0")
     from pettingzoo import aec_registry, register
 

@@ -92,15 +92,15 @@ def uniform_actions(mask: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
 
 
 def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One uniformly random legal action per row of ``mask`` (int8 ``[N, 23]``)."""
+    """One uniformly random legal action per row of ``mask`` (int8 ``[N, 23]``); a row with no
+    legal action (a finished game that ``autoreset=False`` leaves, whose action the engine
+    ignores) gets 0.  One uniform is drawn per row either way."""
     mask = np.ascontiguousarray(mask, dtype=np.int8)
     if mask.ndim != 2 or mask.shape[1] != NUM_ACTIONS:
         raise ValueError(f"mask must have shape [N, {NUM_ACTIONS}], got {mask.shape}")
-    if not mask.any(axis=1).all():
-        raise ValueError(
-            f"rows {np.flatnonzero(~mask.any(axis=1)).tolist()} of the mask have no legal action"
-        )
-    return _uniform_actions(mask, rng.random(mask.shape[0]))
+    actions = _uniform_actions(mask, rng.random(mask.shape[0]))
+    actions[~mask.any(axis=1)] = 0
+    return actions
 
 
 # ----------------------------------------------------------- the class ---

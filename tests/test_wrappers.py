@@ -12,6 +12,7 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 from hanamikoji_env.bots import HeuristicBot, RandomBot
 from hanamikoji_env.nn import PolicyNet, save_checkpoint
 from hanamikoji_env.stats import wilson
+from hanamikoji_env.vector import VectorHanamikoji, random_actions
 from hanamikoji_env.wrappers import OpponentError, SingleAgentEnv
 
 
@@ -237,3 +238,33 @@ def test_train_sb3_config_errors_are_usage_errors(override, message, capsys) -> 
         main(["--config", "configs/sb3_maskable_ppo.yaml", override])
     assert caught.value.code == 2
     assert re.search(message, capsys.readouterr().err)
+
+
+def test_gymnasium_make_builds_the_single_agent_env_by_its_id() -> None:
+    import gymnasium
+
+    from hanamikoji_env import GYMNASIUM_ID
+    from hanamikoji_env.wrappers import SingleAgentEnv
+
+    e = gymnasium.make(GYMNASIUM_ID, opponent="heuristic", learner_seat=1)
+    assert isinstance(e.unwrapped, SingleAgentEnv) and e.unwrapped.learner_seat == 1
+    e.reset(seed=0)
+    _, _, terminated, truncated, info = e.step(int(np.flatnonzero(e.unwrapped.action_masks())[0]))
+    assert not terminated and not truncated and "illegal_action" not in info
+    e.close()
+
+
+def test_random_actions_give_finished_rows_an_action_the_engine_ignores() -> None:
+    """With ``autoreset=False`` finished games stay finished, their masks all zero; the package's
+    own ``random_actions`` steps them as documented (their actions are ignored)."""
+    engine = VectorHanamikoji(4, seed=0, autoreset=False)
+    _, mask, _ = engine.reset()
+    rng = np.random.default_rng(0)
+    finished = np.zeros(4, bool)
+    for _ in range(2000):
+        _, mask, _, _, done, _ = engine.step(random_actions(mask, rng))
+        finished |= done
+        if finished.all():
+            break
+    assert finished.all() and not mask.any()
+    assert (random_actions(mask, rng) == 0).all()
