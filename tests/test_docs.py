@@ -29,6 +29,7 @@ EXPECTED = {  # a line of each example -> what its output must contain
     "e = env(observation_version=1)": ["[1] (109,)"],
     "class GreedyCardBot(Bot):": ["rewards by seat:"],
     "envs = gym.vector.SyncVectorEnv(": ["updates: won"],
+    'e = gymnasium.make("hanamikoji/HanamikojiVsBot-v0"': ["legal actions: ["],
 }
 
 
