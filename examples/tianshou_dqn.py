@@ -64,6 +64,8 @@ def main(steps: int = 20_000, seed: int = 0) -> tuple[int, int]:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=20_000, help="environment steps to train for")
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
+    parser.add_argument(
+        "--steps", type=int, default=20_000, help="environment steps to train for (default: %(default)s)"
+    )
     main(parser.parse_args().steps)

@@ -39,6 +39,6 @@ def main(steps: int = 1500, seed: int = 0) -> tuple[int, int]:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=1500, help="rollout length")
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
+    parser.add_argument("--steps", type=int, default=1500, help="rollout length (default: %(default)s)")
     main(parser.parse_args().steps)

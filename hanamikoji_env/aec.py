@@ -109,10 +109,15 @@ _NEEDS_RESET = frozenset(
 )
 
 
-def env(**kwargs: Any) -> raw_env:
-    """The user-facing env: illegal moves end the game (mover -1), as in PettingZoo classic."""
-    kwargs.setdefault("illegal_action", "terminate")
-    return raw_env(**kwargs)
+def env(
+    render_mode: str | None = None,
+    round_limit: int | None = None,
+    illegal_action: Literal["raise", "terminate"] = "terminate",
+    observation_version: int = DEFAULT_VERSION,
+) -> raw_env:
+    """The user-facing env: illegal moves end the game (mover -1), as in PettingZoo classic;
+    the keywords are :class:`raw_env`'s."""
+    return raw_env(render_mode, round_limit, illegal_action, observation_version)
 
 
 class raw_env(AECEnv[str, dict[str, np.ndarray], int]):

@@ -202,6 +202,7 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     path = resolve_checkpoint(path)
     if not path.is_file():
         raise CheckpointError(f"checkpoint {path} does not exist or is not a file")
+    _check_file_kind(path)
     _check_unpacked_size(path)
     _check_pickle(path)
     try:
@@ -275,6 +276,19 @@ _PAIRS = {"TUPLE1": 1, "TUPLE2": 2, "TUPLE3": 3, "REDUCE": 2, "NEWOBJ": 2, "BUIL
           "SETITEM": 3, "NEWOBJ_EX": 3, "STACK_GLOBAL": 2}  # fmt: skip
 _STACK_ONLY = {"MARK", "POP", "POP_MARK", "DUP", "PUT", "BINPUT", "LONG_BINPUT", "MEMOIZE", "GET", "BINGET",
                "LONG_BINGET", "STOP", "PROTO", "FRAME", "PERSID", "BINPERSID"}  # fmt: skip
+
+
+def _check_file_kind(path: Path) -> None:
+    """:class:`CheckpointError` unless ``path`` starts as ``torch.save`` writes: a zip archive, or
+    (the legacy format) a pickle.  Anything else would fail inside the unpickler with a message
+    about its bytes, not about the file."""
+    with open(path, "rb") as f:
+        head = f.read(4)
+    if not head.startswith((b"PK\x03\x04", b"\x80")):
+        raise CheckpointError(
+            f"{path} is not a PyTorch checkpoint: torch.save writes a zip archive (or a pickle), "
+            f"and this file starts with {head!r}"
+        )
 
 
 def _check_pickle(path: Path) -> None:

@@ -125,7 +125,10 @@ def test_unreadable_files(ckpt, tmp_path) -> None:
     torch.save([1, 2, 3], listed)
     for path, message in [
         (truncated, "not a readable checkpoint"),
-        (text, "not a readable checkpoint"),
+        (
+            text,
+            r"is not a PyTorch checkpoint: torch.save writes a zip archive \(or a pickle\), and this file starts with b'hell'",
+        ),
         (listed, "not a hanamikoji-env policy checkpoint"),
         (tmp_path / "missing.pt", "does not exist"),
         (tmp_path, "not a file"),

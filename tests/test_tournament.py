@@ -161,7 +161,7 @@ def test_good_player_specs(tmp_path) -> None:
     assert sampled.greedy is False and sampled.model.config == {"hidden": 8, "layers": 1}
     bad = tmp_path / "bad.pt"
     bad.write_text("not a checkpoint")
-    with pytest.raises(ValueError, match="not a readable checkpoint"):
+    with pytest.raises(ValueError, match=r"bad\.pt is not a PyTorch checkpoint"):
         parse_player(f"ckpt:{bad}")
 
 

@@ -393,7 +393,7 @@ def test_cli_errors(tmp_path, capsys) -> None:
     (tmp_path / "junk.pt").write_bytes(b"not a checkpoint")
     with pytest.raises(SystemExit):
         train_main([f"init_from={tmp_path / 'junk.pt'}", f"runs_dir={tmp_path}"])
-    assert "not a readable checkpoint" in capsys.readouterr().err
+    assert "junk.pt is not a PyTorch checkpoint" in capsys.readouterr().err
 
 
 def test_a_diverging_run_stops_with_a_clear_error_and_keeps_its_last_good_checkpoint(
@@ -723,12 +723,14 @@ def test_configs_are_found_by_name_or_path(tmp_path, monkeypatch) -> None:
     own.write_text("num_envs: 8\n")
     assert load_config("quick.yaml").num_envs == 8 and load_config("quick").num_envs == 256
     names = ", ".join(sorted(bundled_configs()))  # every bundled config is offered, in order
-    with pytest.raises(ValueError, match=rf"no bundled config is named so \(bundled: {names}\)"):
+    with pytest.raises(
+        ValueError, match=rf"no bundled config is named so \(did you mean 'quick'\?\) \(bundled: {names}\)"
+    ):
         load_config("quik")
     assert "expert" in names  # training.expert's recipe ships too
 
 
-def test_train_help_offers_exactly_the_bundled_configs_it_accepts() -> None:
+def test_train_help_offers_exactly_the_bundled_configs_it_accepts(capsys) -> None:
     from hanamikoji_env.training.config import bundled_configs
     from hanamikoji_env.training.curriculum import load_curriculum
     from hanamikoji_env.training.train import build_parser
@@ -746,6 +748,10 @@ def test_train_help_offers_exactly_the_bundled_configs_it_accepts() -> None:
     assert "expert" not in accepted and "sb3_maskable_ppo" not in accepted  # their own trainers' configs
     usage = " ".join(build_parser().format_help().split())
     assert f"a bundled config: {', '.join(accepted)} (default" in usage
+    assert "the run goes to runs_dir/run_name" in usage
+    with pytest.raises(SystemExit):  # its error offers the same list: one list everywhere
+        train_main(["--config", "sb3_maskable_ppo"])
+    assert f"(bundled: {', '.join(accepted)})" in capsys.readouterr().err
 
 
 def test_pretrained_names_the_shipped_agent_everywhere(tmp_path, monkeypatch) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 from hanamikoji_env.training.imitation import check_teacher
 
-from hanamikoji_env.bots.spec import parse_player
+from hanamikoji_env.bots.spec import did_you_mean, parse_player
 from hanamikoji_env.excerpt import clip, short
 from hanamikoji_env.files import shipped_folder
 from hanamikoji_env.heldout import check_trainable
@@ -294,7 +294,8 @@ def dataclass_from_dict(cls: type, data: dict[str, Any], source: str) -> Any:
     fields = {f.name: f for f in dataclasses.fields(cls)}
     unknown = sorted(map(str, set(data) - set(fields)))
     if unknown:
-        raise ValueError(f"{source}: unknown keys {short(unknown)}; known: {sorted(fields)}")
+        hint = did_you_mean(unknown[0], list(fields))
+        raise ValueError(f"{source}: unknown keys {short(unknown)}{hint}; known: {sorted(fields)}")
     defaults = cls()
     values = {}
     for key, value in data.items():
@@ -339,9 +340,12 @@ def _coerce(key: str, value: Any, default: Any, annotation: Any, source: str) ->
 
 
 def load_config(path: str | Path | None, overrides: list[str] | None = None) -> Config:
-    """A config from a YAML file (or the defaults) with ``key=value`` overrides applied."""
-    data, source = read_yaml(path, overrides)
-    return Config.from_dict(data, source)
+    """A config from a YAML file (or the defaults) with ``key=value`` overrides applied; an
+    override of an unknown key or a wrong type is blamed on the command line, not the file."""
+    data, source = read_yaml(path)
+    extra = parse_overrides(overrides or [])
+    dataclass_from_dict(Config, extra, "the command line's overrides")
+    return Config.from_dict({**data, **extra}, source)
 
 
 def bundled_configs() -> dict[str, Path]:
@@ -349,18 +353,19 @@ def bundled_configs() -> dict[str, Path]:
     return {p.stem: p for p in sorted(shipped_folder("training.configs", "configs").glob("*.yaml"))}
 
 
-def config_path(name: str | Path) -> Path:
+def config_path(name: str | Path, accepted: list[str] | None = None) -> Path:
     """A config file: ``name`` if it is a file, else the bundled config of that name (``quick``
-    or ``quick.yaml``); ``ValueError`` listing the bundled names otherwise."""
+    or ``quick.yaml``) among ``accepted`` (default: all); ``ValueError`` listing them otherwise."""
     path = Path(name)
     if path.is_file():
         return path
-    bundled = bundled_configs()
+    bundled = {k: v for k, v in bundled_configs().items() if accepted is None or k in accepted}
     stem = path.stem if path.suffix in (".yaml", ".yml") and path.parent == Path() else str(name)
     if stem in bundled:
         return bundled[stem]
     raise ValueError(
-        f"config file {path} does not exist, and no bundled config is named so (bundled: {', '.join(bundled)})"
+        f"config file {path} does not exist, and no bundled config is named so{did_you_mean(stem, list(bundled))} "
+        f"(bundled: {', '.join(bundled)})"
     )
 
 

@@ -25,7 +25,14 @@ import sys
 from pathlib import Path
 
 from hanamikoji_env.training.checkpoints import MACHINE_KEYS, describe_kept
-from hanamikoji_env.training.config import Config, bundled_configs, load_config, parse_overrides, read_yaml
+from hanamikoji_env.training.config import (
+    Config,
+    bundled_configs,
+    config_path,
+    load_config,
+    parse_overrides,
+    read_yaml,
+)
 from hanamikoji_env.training.curriculum import Stage, is_curriculum, load_curriculum, run_curriculum
 from hanamikoji_env.training.ppo import (
     CHECKPOINT,
@@ -54,7 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hanamikoji-train", description=__doc__.splitlines()[0])
     parser.add_argument(
         "--config",
-        help=f"a YAML file, or a bundled config: {', '.join(trainer_configs())} (default: the built-in defaults)",
+        help=f"a YAML file, or a bundled config: {', '.join(trainer_configs())} (default: the built-in "
+        "defaults); the run goes to runs_dir/run_name (runs/ and the config's run_name unless overridden)",
     )
     parser.add_argument("--resume", type=Path, metavar="RUN_DIR", help="continue the run saved in RUN_DIR")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
@@ -68,6 +76,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_intermixed_args(argv)  # key=value overrides before and after the flags
     if args.config is not None and args.resume is None:
         try:
+            config_path(args.config, trainer_configs())  # the bundled configs this command runs
             stages = (
                 load_curriculum(args.config, args.overrides)
                 if is_curriculum(read_yaml(args.config)[0])

@@ -34,6 +34,7 @@ torch).  Adding a bot is its module, its line here and its tests.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from difflib import get_close_matches
 from importlib import import_module
 from typing import Any
 
@@ -126,14 +127,18 @@ def parse_player(spec: str, load: bool = True) -> PlayerSpec:
         return PlayerSpec(spec, "ckpt", path=path)
     name, _, rest = spec.partition(":")
     if name not in BOTS:
-        raise ValueError(f"unknown player {name[:40]!r}; known: {sorted(BOTS)} or ckpt:PATH")
+        raise ValueError(
+            f"unknown player {name[:40]!r}{did_you_mean(name, [*BOTS, PRETRAINED])}; "
+            f"known: {sorted(BOTS)}, {PRETRAINED} (the shipped agent) or ckpt:PATH"
+        )
     cls = bot_class(name)
     options: dict[str, Any] = {}
     for item in filter(None, rest.split(",")):
         key, eq, value = item.partition("=")
         if not eq or key not in cls.options:
             raise ValueError(
-                f"bad option {item[:60]!r} for {name}; options: {sorted(cls.options) or 'none'} as key=value"
+                f"bad option {item[:60]!r} for {name}{did_you_mean(key, list(cls.options))}; "
+                f"options: {sorted(cls.options) or 'none'} as key=value"
             )
         option = cls.options[key]
         if option.type is int:
@@ -161,6 +166,12 @@ def parse_player(spec: str, load: bool = True) -> PlayerSpec:
 
             load_policy(options["ckpt"])  # loads and validates the checkpoint now, before any game
     return PlayerSpec(spec, name, options)
+
+
+def did_you_mean(word: str, known: list[str]) -> str:
+    """`` (did you mean 'X'?)`` for the closest of ``known`` to a mistyped ``word``, or ``""``."""
+    close = get_close_matches(word[:40], known, n=1, cutoff=0.7)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def checkpoint_bot(path: str, seed: int, device: str = "cpu") -> Bot:
