@@ -6,7 +6,8 @@ PolicySearchBot over one of them, OpenSpiel's ISMCTS, a best response to the shi
 agent) plays ``--games`` mirrored games against the agent (``--ckpt``, greedy) and against
 the search bot (default budget), on the same deals.  Prints a row per opponent: both win
 rates with Wilson intervals and whether the agent scores at least what the search bot does
-(the target of the league issue: every row).
+(the target of the league issue: every row).  A slow member plays at most the games its
+``HeldOut.games`` says (ISMCTS: 200).
 
 Usage: ``python benchmarks/heldout.py [--ckpt pretrained] [--games 2000] [--only SPEC ...]
 [--workers N] [--out runs/heldout]``.  The slow members (PolicySearchBot, ISMCTS) dominate:
@@ -34,6 +35,7 @@ def main() -> None:
     p.add_argument("--out", type=Path, default=Path("runs/heldout"))
     args = p.parse_args()
     pool = dict(zip((h.spec for h in HELD_OUT), heldout_specs(), strict=True))
+    most = {h.spec: h.games or args.games for h in HELD_OUT}
     chosen = args.only or list(pool)
     unknown = sorted(set(chosen) - set(pool))
     if unknown:
@@ -46,8 +48,8 @@ def main() -> None:
         scores = {}
         for player in (agent, search):
             result = run_tournament(
-                [parse_player(player), parse_player(pool[name])], args.games, seed=7, workers=args.workers,
-                progress=False,
+                [parse_player(player), parse_player(pool[name])], min(args.games, most[name]), seed=7,
+                workers=args.workers, progress=False,
             )  # fmt: skip
             scores[player] = result["pairs"][0]
         a, s = scores[agent], scores[search]

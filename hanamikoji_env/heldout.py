@@ -28,6 +28,8 @@ class HeldOut(NamedTuple):
     spec: str
     """The player spec (checkpoint paths relative to the shipped ``checkpoints`` folder)."""
     why: str
+    games: int | None = None
+    """At most this many mirrored games against it in a report (a slow player), else any."""
 
 
 STAGES = "stages"
@@ -43,7 +45,9 @@ HELD_OUT: tuple[HeldOut, ...] = (
     HeldOut("ckpt:stages/stage10.pt", "the agent shipped before: 8.5 hours of a ten-stage curriculum"),
     HeldOut("ckpt:stages/stage7.pt", "an earlier agent of that curriculum, 256 units"),
     HeldOut("psearch:ckpt=stages/stage10.pt", "PolicySearchBot over the agent shipped before"),
-    HeldOut("os-ismcts:sims=400", "OpenSpiel's information-set MCTS, random rollouts"),
+    HeldOut(
+        "os-ismcts:sims=100", "OpenSpiel's information-set MCTS, random rollouts (about 10 s a game)", 200
+    ),
 )
 """The held-out pool, in the order a report lists it."""
 

@@ -25,10 +25,24 @@ def _run(args: list[str | Path], cwd: Path, timeout: int = 600) -> str:
     return out.stdout
 
 
+def _build(dist: Path, cwd: Path) -> str:
+    """The wheel and sdist built into ``dist``: what the build printed, its warnings included."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    out = subprocess.run(
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(dist), str(ROOT)],
+        cwd=cwd, env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    return out.stdout + out.stderr
+
+
 @pytest.mark.slow
 def test_the_wheel_carries_everything_and_runs_outside_the_repository(tmp_path) -> None:
     dist = tmp_path / "dist"
-    _run([sys.executable, "-m", "build", "--no-isolation", "--outdir", dist, ROOT], cwd=tmp_path)
+    built = _build(dist, tmp_path)
+    # clean of warnings (but byte-compiling's note where the environment turns it off)
+    noted = [line for line in built.lower().splitlines() if "warning" in line and "byte-compil" not in line]
+    assert not noted, noted
     (wheel,), (sdist,) = dist.glob("*.whl"), dist.glob("*.tar.gz")
     _run([sys.executable, "-m", "twine", "check", "--strict", wheel, sdist], cwd=tmp_path)
     names = set(zipfile.ZipFile(wheel).namelist())
@@ -102,3 +116,41 @@ def test_the_installed_extras_agree_with_each_other() -> None:
     (the dev venv holds them all)."""
     out = subprocess.run([sys.executable, "-m", "pip", "check"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+EXTRAS = ["train,eval", "eval", "train", "sb3", "openspiel", "bench", "tianshou", "torchrl", "ray", "play"]
+"""Every extra alone, and the main job's pair (the README's first command)."""
+
+
+def _resolution(extra: str) -> dict[str, str]:
+    """What ``pip install '.[extra]'`` would install into a venv holding only the pinned torch (the
+    README's order): a dry run, package -> version."""
+    import json
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "report.json"
+        _run([sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet",
+              "--report", report, "torch==2.13.0", f".[{extra}]"], ROOT)  # fmt: skip
+        data = json.loads(report.read_text())
+    return {i["metadata"]["name"].lower(): i["metadata"]["version"] for i in data["install"]}
+
+
+@pytest.mark.slow
+def test_installing_any_extra_after_any_other_changes_no_version() -> None:
+    """Each extra resolves every package it shares with the dev extra (all of them together) to the
+    same version, so installing one after another never up- or downgrades anything (the dev extra
+    after the main job's train,eval once downgraded gymnasium and filelock)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(4) as pool:
+        every, *alone = pool.map(_resolution, ["dev", *EXTRAS])
+    changed = {
+        extra: {
+            name: (version, every[name])
+            for name, version in got.items()
+            if every.get(name, version) != version
+        }
+        for extra, got in zip(EXTRAS, alone, strict=True)
+    }
+    assert not any(changed.values()), {k: v for k, v in changed.items() if v}
