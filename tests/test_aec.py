@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import ast
 import copy
 import hashlib
 import pickle
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -381,6 +383,48 @@ def test_a_players_own_view_shows_its_revealed_secret_after_the_scoring() -> Non
     for seat in (0, 1):
         mine = e.render_for(f"player_{seat}")
         assert f"secret: [G{secrets[seat]}] (revealed at the scoring)" in mine
+
+
+DECODERS = {
+    "actions.py": "decode_action itself",
+    "rules.py": "the executable specification applies an action by its range",
+    "engine.py": "the compiled engine of record, proven identical to rules.py",
+}
+"""The only modules that may read an action id by its range (``a - CARD_BASE``, ``a >= SPLIT_BASE``)."""
+
+
+def range_readings(source: str) -> list[int]:
+    """The lines of ``source`` that read an action id by arithmetic on the id ranges' bases."""
+    bases = {"CARD_BASE", "SPLIT_BASE", "GIFT_TAKE_BASE", "COMP_TAKE_A", "COMP_TAKE_B"}
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if (
+            isinstance(node, ast.BinOp)
+            and isinstance(node.op, ast.Sub)
+            and getattr(node.right, "id", None) in bases
+        ):
+            lines.append(node.lineno)
+        if isinstance(node, ast.Compare):
+            pairs = zip(node.ops, node.comparators, strict=True)
+            if any(
+                getattr(c, "id", None) in bases and not isinstance(op, (ast.Eq, ast.NotEq)) for op, c in pairs
+            ):
+                lines.append(node.lineno)
+    return lines
+
+
+def test_no_module_but_the_decoder_and_the_rules_reads_an_action_id_by_its_range() -> None:
+    """A second decoder would drift from ``decode_action``: every module of the package (the
+    boards, renders, records, bots, wrappers) names and reads actions through it.  (The browser
+    page's script is the boards' to check.)"""
+    root = Path(__file__).resolve().parents[1] / "hanamikoji_env"
+    found = {
+        str(path.relative_to(root)): lines
+        for path in root.rglob("*.py")
+        if path.name not in DECODERS and (lines := range_readings(path.read_text()))
+    }
+    assert found == {}, found
+    assert range_readings("def f(a):\n    return a - CARD_BASE if a >= SPLIT_BASE else a\n") == [2, 2]
 
 
 def test_one_decoder_names_every_action_id_and_nothing_else() -> None:

@@ -157,6 +157,48 @@ def test_bots_do_not_peek(name: str, token: int, draw: bool) -> None:
         assert actions_a == actions_b and len(actions_a) >= 15
 
 
+def test_the_peek_check_catches_a_bot_that_reads_what_its_player_cannot_know(monkeypatch) -> None:
+    """The check above, fed a bot that does peek: it plays by the cards the opponent holds, read
+    from the env of its deal (as a bot holding a reference to its env could), so its actions
+    differ between the two deals and the same comparison fails."""
+    import helpers
+
+    envs: list[raw_env] = []
+
+    class Recorded(raw_env):  # the harness's envs, deal A's first
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            envs.append(self)
+
+    monkeypatch.setattr(helpers, "raw_env", Recorded)
+    rng = np.random.default_rng(7 + TRADEOFF)
+    caught = 0
+    for game in range(12):
+        observer = game % 2
+        envs.clear()
+
+        def peeking(k: int, observer: int = observer):
+            def act(obs: dict) -> int:
+                g = envs[k].game  # everything hidden from the observer, digested
+                hidden = (
+                    *g.hands[1 - observer],
+                    *g.tradeoffs[1 - observer],
+                    *g.secrets,
+                    g.removed,
+                    *g.draw_pile,
+                )
+                legal = np.flatnonzero(obs["action_mask"])
+                return int(legal[sum((i + 1) * x for i, x in enumerate(hidden)) % len(legal)])
+
+            return act
+
+        a, b = play_swapped(observer, TRADEOFF, False, game, rng, [peeking(0), peeking(1)])
+        caught += [s.action for s in a if s.action is not None] != [
+            s.action for s in b if s.action is not None
+        ]
+    assert caught >= 8, caught  # 9 of 12 here; a hidden card may change no choice
+
+
 @pytest.mark.parametrize(
     "name", [b for b in EVERY_BOT if b != "psearch"] + [pytest.param("psearch", marks=pytest.mark.slow)]
 )

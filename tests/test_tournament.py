@@ -307,12 +307,24 @@ def test_first_only_plays_the_first_player_against_the_field() -> None:
 def test_pool_workers_give_torch_and_numba_one_thread() -> None:
     """A worker's torch (imported after the pool initializer) runs one thread, and so do the bots'
     batches: workers are one per core."""
-    code = (
+    after = (
         "from hanamikoji_env.tournament.schedule import _init_worker; _init_worker(); "
         "import torch, numba; print(torch.get_num_threads(), numba.get_num_threads())"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", after], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "1 1"
+    # torch imported first and set to three threads, numba told three: the initializer must bring
+    # both to one on any machine (a one-core one too), and without it they stay at three
+    before = (
+        "import torch, numba; torch.set_num_threads(3); "
+        "from hanamikoji_env.tournament.schedule import _init_worker; {init}"
+        "print(torch.get_num_threads(), numba.get_num_threads())"
+    )
+    env = {**os.environ, "NUMBA_NUM_THREADS": "3"}
+    for init, threads in (("", "3 3"), ("_init_worker(); ", "1 1")):
+        out = subprocess.run([sys.executable, "-c", before.format(init=init)], capture_output=True, text=True,
+                             check=True, env=env)  # fmt: skip
+        assert out.stdout.strip() == threads, (init, out.stdout)
 
 
 @pytest.mark.slow

@@ -593,9 +593,12 @@ def test_opponent_schedule_draws_the_configured_shares() -> None:
     assert np.mean(empty == SELF) == pytest.approx(0.85, abs=0.01) and not (empty >= 0).any()
 
 
-def test_the_snapshot_pool_plays_each_row_with_its_own_snapshot_in_one_batched_call() -> None:
+def test_the_snapshot_pool_plays_each_row_with_its_own_snapshot_in_one_batched_call(monkeypatch) -> None:
     from hanamikoji_env.training.selfplay import OpponentPool
 
+    products = []  # every batched matrix product, by the shape of its weights
+    real = torch.baddbmm
+    monkeypatch.setattr(torch, "baddbmm", lambda b, x, w: products.append(tuple(w.shape)) or real(b, x, w))
     torch.manual_seed(0)
     pool = OpponentPool(size=3)
     nets = [PolicyNet(32, 2) for _ in range(4)]
@@ -608,7 +611,15 @@ def test_the_snapshot_pool_plays_each_row_with_its_own_snapshot_in_one_batched_c
         kept = nets[max(0, added - 3) : added]
         slots = np.random.default_rng(added).integers(0, len(kept), len(obs))
         slots[:2] = 0  # one snapshot may play many rows, another none
+        products.clear()
+        forwards: list[str] = []
+        hooks = [net.register_forward_hook(lambda *_, seen=forwards: seen.append("forward")) for net in kept]
         got = pool.logits(slots, obs, mask)
+        for hook in hooks:
+            hook.remove()
+        # one product a layer for every snapshot at once, and no snapshot's own forward pass
+        assert products == [(len(kept), 109, 32), (len(kept), 32, 32), (len(kept), 32, 23)], products
+        assert forwards == []
         for slot, net in enumerate(kept):
             rows = slots == slot
             if rows.any():
