@@ -7,7 +7,7 @@ agent) plays ``--games`` mirrored games against the agent (``--ckpt``, greedy) a
 the search bot (default budget), on the same deals.  Prints a row per opponent: both win
 rates with Wilson intervals and whether the agent scores at least what the search bot does
 (the target of the league issue: every row).  A slow member plays at most the games its
-``HeldOut.games`` says (ISMCTS: 200).
+``HeldOut.games`` says (PolicySearchBot 500, ISMCTS 100).
 
 Usage: ``python benchmarks/heldout.py [--ckpt pretrained] [--games 2000] [--only SPEC ...]
 [--workers N] [--out runs/heldout]``.  The slow members (PolicySearchBot, ISMCTS) dominate:

@@ -32,8 +32,9 @@ class HeldOut(NamedTuple):
     """At most this many mirrored games against it in a report (a slow player), else any."""
 
 
-STAGES = "stages"
-"""The shipped folder of earlier agents (``checkpoints/stages``)."""
+STAGES, HELDOUT = "stages", "heldout"
+"""The folders of earlier agents and of held-out checkpoints (``checkpoints/stages``,
+``checkpoints/heldout``): in a clone of the repository, not in the wheel."""
 
 HELD_OUT: tuple[HeldOut, ...] = (
     HeldOut("enum", "the enumeration bot: every move of the turn over every deal of the unseen cards"),
@@ -59,11 +60,13 @@ HELD_OUT_KINDS: frozenset[str] = frozenset({"enum", "heuristic-weights", "os-ism
 
 
 def _resolve(spec: str) -> str:
-    """A held-out spec with its checkpoint paths made absolute (the installed ``checkpoints``)."""
+    """A held-out spec with its checkpoint paths (relative to ``checkpoints/``) made absolute."""
     folder = shipped_folder("checkpoints", "checkpoints")
-    return spec.replace(f"ckpt:{STAGES}/", f"ckpt:{folder / STAGES}/").replace(
-        f"ckpt={STAGES}/", f"ckpt={folder / STAGES}/"
-    )
+    for sub in (STAGES, HELDOUT):
+        spec = spec.replace(f"ckpt:{sub}/", f"ckpt:{folder / sub}/").replace(
+            f"ckpt={sub}/", f"ckpt={folder / sub}/"
+        )
+    return spec
 
 
 def heldout_specs(fast: bool = False) -> list[str]:

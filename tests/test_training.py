@@ -852,3 +852,29 @@ def test_ctrl_c_saves_the_update_in_progress_and_resume_continues_from_it(tmp_pa
         f"resuming {run_dir} at update {saved['update']} ({saved['decisions']:,} decisions)" in resumed.stderr
     )
     assert load_checkpoint(run_dir / CHECKPOINT)["update"] == saved["update"] + 1
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("num_envs: 8\nnum_envs: 16\n", r"duplicate key 'num_envs'"),
+        ("seed: " + "9" * 5000 + "\n", r"'seed': an integer of 5,000 digits \(at most 30\)"),
+        ("seed: 1:30:00\n", r"seed must be int, got '1:30:00'"),  # YAML 1.1 read 5400 here
+    ],
+)
+def test_configs_are_read_strictly_and_as_yaml_1_2(tmp_path, text, message) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=message) as caught:
+        load_config(path)
+    assert len(str(caught.value)) < 400
+
+
+def test_config_numbers_are_read_as_yaml_1_2(tmp_path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text("seed: 010\ntotal_decisions: 80_000_000\nlearning_rate: 1e-3\nnum_envs: 0x10\n")
+    cfg = load_config(path)
+    assert (cfg.seed, cfg.total_decisions, cfg.learning_rate, cfg.num_envs) == (10, 80_000_000, 0.001, 16)
+    with pytest.raises(ValueError, match=r"an integer of 40 digits") as caught:
+        load_config(path, ["seed=" + "1" * 40])
+    assert "seed=" in str(caught.value)  # the override is named

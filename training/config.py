@@ -400,13 +400,60 @@ def parse_overrides(overrides: list[str]) -> dict[str, Any]:
     return data
 
 
+MAX_INT_DIGITS = 30
+"""The longest integer a config may hold (a seed has 10 digits): longer is refused unparsed."""
+INT = "tag:yaml.org,2002:int"
+
+
 class _NoAliasLoader(yaml.SafeLoader):
-    """PyYAML's safe loader without aliases: ``*name`` could expand a few bytes into gigabytes."""
+    """PyYAML's safe loader made strict for configs: no aliases (``*name`` could expand a few bytes
+    into gigabytes), no duplicate keys (the last one would silently win), numbers read as YAML 1.2
+    does (``1:30:00`` is text, not 5400 as YAML 1.1's base 60 had it), and an integer of more
+    than :data:`MAX_INT_DIGITS` digits refused with its key."""
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
             raise yaml.YAMLError(f"aliases (*name) are not allowed in configs{self.peek_event().start_mark}")
         return super().compose_node(parent, index)
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        seen: set[Any] = set()
+        for key_node, value_node in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if key in seen:
+                raise yaml.YAMLError(f"duplicate key {short(key)}{key_node.start_mark}")
+            seen.add(key)
+            if value_node.tag == INT and len(value_node.value) > MAX_INT_DIGITS:
+                raise yaml.YAMLError(
+                    f"{short(key)}: an integer of {len(value_node.value):,} digits (at most {MAX_INT_DIGITS})"
+                )
+        return super().construct_mapping(node, deep)
+
+    def construct_yaml_int(self, node: Any) -> int:
+        """YAML 1.2's integers: decimal (``010`` is ten, not YAML 1.1's octal eight; underscores
+        allowed), ``0o`` octal, ``0x`` hexadecimal."""
+        text = str(node.value).replace("_", "")
+        if len(text) > MAX_INT_DIGITS:  # a bare value (an override): int() of it is slow or refused
+            raise yaml.YAMLError(f"an integer of {len(text):,} digits (at most {MAX_INT_DIGITS})")
+        digits = text.lstrip("+-")
+        base = 16 if digits.startswith("0x") else 8 if digits.startswith("0o") else 10
+        return int(text.replace("0x", "").replace("0o", "") if base != 10 else text, base)
+
+
+_NoAliasLoader.add_constructor(INT, _NoAliasLoader.construct_yaml_int)
+# YAML 1.2's numbers: the implicit resolvers without YAML 1.1's base 60 (1:30:00) and underscored
+# floats; decimal integers keep their underscores (total_decisions: 80_000_000, as every config writes)
+_NoAliasLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag not in (INT, "tag:yaml.org,2002:float")]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+for _tag, _pattern, _first in (
+    (INT, r"^[-+]?[0-9][0-9_]*$|^0o[0-7]+$|^0x[0-9a-fA-F]+$", "-+0123456789"),
+    ("tag:yaml.org,2002:float",
+     r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$|^[-+]?\.(?:inf|Inf|INF)$|^\.(?:nan|NaN|NAN)$",
+     "-+0123456789."),
+):  # fmt: skip
+    _NoAliasLoader.add_implicit_resolver(_tag, re.compile(_pattern), list(_first))
 
 
 def parse_yaml(text: str) -> Any:
