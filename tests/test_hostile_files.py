@@ -44,8 +44,8 @@ def test_record_files_fail_in_one_line_naming_the_line(tmp_path, capsys, line, m
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("learning_rate: " + "9" * 400, "learning_rate holds a number too large for a float"),
-        ("bot_shares: {random: " + "9" * 400 + "}", "bot_shares holds a number too large for a float"),
+        ("learning_rate: " + "9" * 400, r"'learning_rate': an integer of 400 digits \(at most 30\)"),
+        ("bot_shares: {random: " + "9" * 400 + "}", r"'random': an integer of 400 digits \(at most 30\)"),
         ("1: 2\nfoo: 3", r"unknown keys \['1', 'foo'\]"),
         ("[" * 100_000, "not valid YAML: nested too deeply"),
     ],
