@@ -260,6 +260,11 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     )
     if hollow is not None:  # e.g. a zero-stride view of one number: a few KB of file, GBs once copied
         raise CheckpointError(f"{path}: tensor {hollow} is not stored whole in the file (a crafted view)")
+    for name, tensor in state.items():  # loading would cast another dtype silently; NaN plays nonsense
+        if tensor.dtype != torch.float32:
+            raise CheckpointError(f"{path}: tensor {name} is {tensor.dtype}; a policy's weights are float32")
+        if not torch.isfinite(tensor).all():
+            raise CheckpointError(f"{path}: tensor {name} holds NaN or infinite values")
     return data
 
 

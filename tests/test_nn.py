@@ -329,3 +329,31 @@ def test_error_excerpts_of_crafted_values_take_no_time() -> None:
     assert time.perf_counter() - start < 0.1
     assert all(len(text) <= 80 for text in shown), shown
     assert shown[1].startswith("{'hidden': ((") and shown[4].startswith("'yyy")
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda t: t.fill_(float("nan")), r"tensor trunk.0.weight holds NaN or infinite values"),
+        (lambda t: t.fill_(float("inf")), r"tensor trunk.0.weight holds NaN or infinite values"),
+        (
+            lambda t: t.to(torch.float16),
+            r"tensor trunk.0.weight is torch.float16; a policy's weights are float32",
+        ),
+        (lambda t: t.to(torch.float64), r"tensor trunk.0.weight is torch.float64"),
+        (lambda t: t.to(torch.int8), r"tensor trunk.0.weight is torch.int8"),
+        (lambda t: t.to(torch.bool), r"tensor trunk.0.weight is torch.bool"),
+        (lambda t: t.to(torch.complex64), r"tensor trunk.0.weight is torch.complex64"),
+    ],
+)
+def test_weights_that_are_not_finite_float32_are_refused_naming_the_tensor(tmp_path, edit, message) -> None:
+    """A NaN checkpoint once aborted a tournament and played the first legal move under ckpt:;
+    other dtypes were cast silently."""
+    path = tmp_path / "bad.pt"
+    save_checkpoint(path, PolicyNet(hidden=16, layers=1))
+    data = torch.load(path, weights_only=True)
+    data["state_dict"]["trunk.0.weight"] = edit(data["state_dict"]["trunk.0.weight"].clone())
+    torch.save(data, path)
+    with pytest.raises(CheckpointError, match=message) as caught:
+        load_checkpoint(path)
+    assert "\n" not in str(caught.value)
