@@ -803,6 +803,22 @@ def test_cross_origin_writes_and_unknown_hosts_are_refused() -> None:
     assert rebound.status_code == 400 and "unknown Host" in rebound.text
 
 
+@pytest.mark.parametrize(
+    "headers",
+    [{"host": "["}, {"host": "]"}, {"host": "[::1"}, {"host": "127.0.0.1:99999"}, {"origin": "http://["}],
+)
+def test_a_malformed_host_or_origin_is_a_400_with_the_usual_headers(headers, caplog) -> None:
+    """Each was a 500 without the security headers and a 26-line traceback in the log."""
+    client = TestClient(create_app("random"), raise_server_exceptions=False)
+    for method in ("get", "post"):
+        reply = getattr(client, method)(
+            "/api/opponents" if method == "get" else "/api/games", headers=headers
+        )
+        assert reply.status_code == 400 and "malformed Host or Origin" in reply.text, reply.text
+        assert reply.headers["x-frame-options"] == "DENY" and "content-security-policy" in reply.headers
+    assert "Traceback" not in caplog.text
+
+
 def test_new_games_are_rate_limited_per_client() -> None:
     client = TestClient(create_app("random", max_games=100, new_games_per_minute=5))
     codes = [client.post("/api/games", json={}).status_code for _ in range(7)]

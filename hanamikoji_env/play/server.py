@@ -370,17 +370,28 @@ def encoded(reply: dict[str, Any]) -> Response:
     return Response(json.dumps(reply, separators=(",", ":")), media_type="application/json")
 
 
+def _hostname(url: str) -> str | None:
+    """The host name of ``url`` (``""`` if it has none), or None if it cannot be parsed (``[``,
+    ``[::1``, a bad port): a client's header, answered with a 400, never a traceback."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - parsed lazily: a bad port raises here
+        return parts.hostname or ""
+    except ValueError:
+        return None
+
+
 async def same_origin(request: Request, call_next: Callable) -> Response:
     """Only this server's own host names; writes only from its own pages; no framing, and only
     this server's own resources in its page."""
     host = request.headers.get("host", "")
-    name = urlsplit(f"//{host}").hostname or ""
+    name = _hostname(f"//{host}")
     hosts = server(request).hosts
     origin = request.headers.get("origin")
-    if hosts is not None and name not in hosts:
-        response: Response = JSONResponse(
-            {"detail": "unknown Host: this server answers to its own address only"}, 400
-        )
+    if name is None or (origin is not None and _hostname(origin) is None):  # e.g. Host: [
+        response: Response = JSONResponse({"detail": "malformed Host or Origin header"}, 400)
+    elif hosts is not None and name not in hosts:
+        response = JSONResponse({"detail": "unknown Host: this server answers to its own address only"}, 400)
     elif request.method not in ("GET", "HEAD") and origin is not None and urlsplit(origin).netloc != host:
         response = JSONResponse({"detail": "cross-origin writes are refused"}, 403)
     else:
