@@ -631,9 +631,17 @@ def test_hanamikoji_serve_compiles_every_opponent_before_it_accepts_visitors(mon
 
     calls = []
     monkeypatch.setattr(server, "warm_up", lambda specs, limit: calls.append(("warm", list(specs), limit)))
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append(("serve", kw["port"])))
+
+    def serve(self, sockets=None) -> None:  # the socket bound before the warm-up, served as it is
+        calls.append(("serve", self.config.port, sockets[0].getsockname()[1]))
+        sockets[0].close()
+
+    monkeypatch.setattr(uvicorn.Server, "run", serve)
     server.main(["--opponent", "search:samples=20", "--round-limit", "3", "--port", "8123"])
-    assert calls == [("warm", ["search:samples=20", "random", "heuristic", "search"], 3), ("serve", 8123)]
+    assert calls == [
+        ("warm", ["search:samples=20", "random", "heuristic", "search"], 3),
+        ("serve", 8123, 8123),
+    ]
 
 
 @contextlib.contextmanager
@@ -817,6 +825,20 @@ def test_a_malformed_host_or_origin_is_a_400_with_the_usual_headers(headers, cap
         assert reply.status_code == 400 and "malformed Host or Origin" in reply.text, reply.text
         assert reply.headers["x-frame-options"] == "DENY" and "content-security-policy" in reply.headers
     assert "Traceback" not in caplog.text
+
+
+def test_a_port_in_use_is_said_at_once_before_the_warm_up(monkeypatch, capsys) -> None:
+    from hanamikoji_env.play import server as module
+
+    warmed: list[object] = []
+    monkeypatch.setattr(module, "warm_up", lambda *a: warmed.append(a))
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        with pytest.raises(SystemExit) as caught:
+            module.main(["--port", str(port), "--opponent", "random"])
+    err = capsys.readouterr().err
+    assert caught.value.code == 2 and f"cannot listen on 127.0.0.1:{port}: Address already in use" in err, err
+    assert warmed == []
 
 
 def test_new_games_are_rate_limited_per_client() -> None:

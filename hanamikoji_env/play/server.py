@@ -65,6 +65,7 @@ import argparse
 import json
 import math
 import secrets
+import socket
 import threading
 import time
 from collections import Counter, OrderedDict, deque
@@ -636,12 +637,17 @@ def main(argv: list[str] | None = None) -> None:
         app = create_app(args.opponent, round_limit, args.max_games, args.idle_minutes * 60, hosts)
     except ValueError as e:
         parser.error(str(e))
+    try:  # the address first: a port in use is said at once, not after the warm-up
+        family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+        listening = socket.create_server((args.host, args.port), family=family)
+    except OSError as e:
+        parser.error(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}")
     import uvicorn
 
     print("Hanamikoji: preparing the engine and every opponent a visitor may pick...", flush=True)
     warm_up(app.state.server.allowed, round_limit)  # compiled before the first visitor, not on them
     print(f"Hanamikoji: open http://{args.host}:{args.port} in a browser (Ctrl-C stops the server)")
-    uvicorn.run(app, **uvicorn_options(args))
+    uvicorn.Server(uvicorn.Config(app, **uvicorn_options(args))).run(sockets=[listening])
 
 
 def uvicorn_options(args: argparse.Namespace) -> dict[str, Any]:
