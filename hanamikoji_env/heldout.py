@@ -45,9 +45,17 @@ HELD_OUT: tuple[HeldOut, ...] = (
     ),
     HeldOut("ckpt:stages/stage10.pt", "the agent shipped before: 8.5 hours of a ten-stage curriculum"),
     HeldOut("ckpt:stages/stage7.pt", "an earlier agent of that curriculum, 256 units"),
-    HeldOut("psearch:ckpt=stages/stage10.pt", "PolicySearchBot over the agent shipped before"),
     HeldOut(
-        "os-ismcts:sims=100", "OpenSpiel's information-set MCTS, random rollouts (about 10 s a game)", 200
+        "psearch:ckpt=stages/stage10.pt",
+        "PolicySearchBot over the agent shipped before (about 1 s a game)",
+        500,
+    ),
+    HeldOut(
+        "ckpt:heldout/exploiter_s3.pt",
+        "a best response to the shipped agent: 10M decisions of PPO against it",
+    ),
+    HeldOut(
+        "os-ismcts:sims=100", "OpenSpiel's information-set MCTS, random rollouts (about 10 s a game)", 100
     ),
 )
 """The held-out pool, in the order a report lists it."""
