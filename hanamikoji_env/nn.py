@@ -26,12 +26,13 @@ interrupted save never leaves a truncated checkpoint behind
 
 from __future__ import annotations
 
+import io
 import pickletools
 import re
 import warnings
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 import torch
@@ -300,19 +301,55 @@ def _check_pickle(path: Path) -> None:
     """:class:`CheckpointError` when the pickle of the checkpoint's object tree nests containers deeper
     than :data:`MAX_PICKLE_DEPTH` or takes more than :data:`MAX_PICKLE_OPS` instructions: read
     with ``pickletools`` (nothing is built), before ``torch.load`` could spend hours hashing it."""
-    try:
-        with zipfile.ZipFile(path) as archive:
-            name = next((n for n in archive.namelist() if n.endswith("/data.pkl")), None)
-            if name is None:
-                return  # not torch's format: torch.load refuses it
-            stream = archive.read(name)
-    except (zipfile.BadZipFile, OSError, ValueError):
-        return  # a legacy or foreign file: bounded by its size, refused by torch.load's own checks
+    with open(path, "rb") as f:
+        check_torch_stream(f, str(path))
+
+
+LEGACY_PICKLES = 5
+"""torch.save's legacy (non-zip) format: five pickles (magic number, protocol, system info, the
+object, its storages' keys), then the storages' raw bytes."""
+
+
+def check_torch_stream(f: IO[bytes], name: str) -> None:
+    """The pickles of a ``torch.save`` stream walked before anything loads it (see
+    :func:`_check_pickle`): a zip archive's ``data.pkl``, or the legacy format's leading pickles.
+    One gate for every file ``torch.load`` will read: our checkpoints, and each ``.pth`` inside an
+    SB3 zip.  A stream too malformed to walk is left to ``torch.load``, which refuses it."""
+    head = f.read(4)
+    f.seek(0)
+    if head.startswith(b"PK\x03\x04"):
+        try:
+            with zipfile.ZipFile(f) as archive:
+                entry = next((n for n in archive.namelist() if n.endswith("/data.pkl")), None)
+                if entry is None:
+                    return  # not torch's format: torch.load refuses it
+                stream: IO[bytes] = io.BytesIO(archive.read(entry))  # its size was checked unpacked
+        except (zipfile.BadZipFile, OSError, ValueError):
+            return
+        _walk_pickles(stream, name, 1)
+    else:
+        _walk_pickles(f, name, LEGACY_PICKLES)
+
+
+def _walk_pickles(stream: IO[bytes], name: str, count: int) -> None:
+    """Walk ``count`` consecutive pickles of ``stream`` with :data:`MAX_PICKLE_OPS` steps in all and
+    no container deeper than :data:`MAX_PICKLE_DEPTH`."""
+    steps = 0
+    for _ in range(count):
+        steps = _walk_pickle(stream, name, steps)
+        if steps < 0:
+            return
+
+
+def _walk_pickle(stream: IO[bytes], path: str, steps: int) -> int:
+    """One pickle of ``stream`` walked (:func:`_walk_pickles`); the steps taken so far, or -1 where
+    the stream is malformed (torch.load will say how)."""
     depths: list[int] = []  # the nesting depth of each object on the pickle's stack (-1: a MARK)
     memo: dict[object, int] = {}
     try:
-        for count, (op, arg, _) in enumerate(pickletools.genops(stream)):
-            if count > MAX_PICKLE_OPS:
+        for op, arg, _ in pickletools.genops(stream):
+            steps += 1
+            if steps > MAX_PICKLE_OPS:
                 raise CheckpointError(f"{path}: its object tree takes over {MAX_PICKLE_OPS:,} pickle steps")
             kind = op.name
             if kind == "MARK":
@@ -349,7 +386,8 @@ def _check_pickle(path: Path) -> None:
     except (ValueError, IndexError, KeyError) as e:  # a malformed stream: torch.load will say how
         if isinstance(e, CheckpointError):
             raise
-        return
+        return -1
+    return steps
 
 
 def _check_unpacked_size(path: Path) -> None:

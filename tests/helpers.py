@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from types import ModuleType
 from typing import Any, NamedTuple
 
@@ -403,3 +404,30 @@ def extra(module: str, reason: str = "its extra is not installed") -> Any:
     if os.environ.get("CI"):
         return importlib.import_module(module)
     return pytest.importorskip(module, reason=reason)
+
+
+def hash_bomb_pickle() -> bytes:
+    """A few hundred bytes of pickle, ``{"notes": {KEY: 1}}`` with KEY a tuple nested 60 deep whose
+    levels share one child, which unpickling would hash for ever, in C code no signal interrupts
+    (written by hand: Python itself would hash the key for ever to build it)."""
+    stream = b"\x80\x02}X\x05\x00\x00\x00notes})q\x00"  # KEY from () up
+    for i in range(60):
+        stream += b"h" + bytes([i]) + b"\x86q" + bytes([i + 1])  # x on the stack, again: (x, x)
+    return stream + b"K\x01ss."
+
+
+def legacy_with_object(path: Path, pickle: bytes) -> None:
+    """A file in torch.save's legacy (non-zip) format whose object pickle is ``pickle``: the magic
+    number, protocol and system info of a real legacy save, then ``pickle``, then no storages."""
+    import io
+    import pickletools
+
+    import torch
+
+    buffer = io.BytesIO()
+    torch.save({}, buffer, _use_new_zipfile_serialization=False)
+    raw = buffer.getvalue()
+    ends, reader = [], io.BytesIO(raw)
+    for _ in range(3):  # the first three pickles, each to its STOP
+        ends.append(1 + [pos for op, _, pos in pickletools.genops(reader) if op.name == "STOP"][-1])
+    path.write_bytes(raw[: ends[-1]] + pickle + b"\x80\x02]q\x00.")  # then an empty list of storage keys

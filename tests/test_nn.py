@@ -9,7 +9,7 @@ import time
 import numpy as np
 import pytest
 import torch
-from helpers import peak_growth
+from helpers import hash_bomb_pickle, legacy_with_object, peak_growth
 
 from hanamikoji_env import env
 from hanamikoji_env.bots.policy import PolicyBot
@@ -290,24 +290,40 @@ def test_a_dict_key_that_would_take_hours_to_hash_is_refused_before_torch_reads_
     ``torch.load`` would hash for ever, in C code that no signal interrupts."""
     import zipfile
 
-    stream = b"\x80\x02}X\x05\x00\x00\x00notes})q\x00"  # {"notes": {KEY: 1}}, KEY from () up
-    for i in range(60):
-        stream += b"h" + bytes([i]) + b"\x86q" + bytes([i + 1])  # x on the stack, again: (x, x)
-    stream += b"K\x01ss."  # (checked by hand: torch.load of this file was still hashing after 15 s)
+    stream = hash_bomb_pickle()  # (checked by hand: torch.load of this file was still hashing after 15 s)
     crafted = tmp_path / "crafted.pt"
     with zipfile.ZipFile(ckpt) as src, zipfile.ZipFile(crafted, "w") as dst:
         for info in src.infolist():
             dst.writestr(info, stream if info.filename.endswith("/data.pkl") else src.read(info))
     assert crafted.stat().st_size < 16_384  # the tiny network's weights and the crafted pickle
+    assert_refused_at_once(
+        f"load_checkpoint({str(crafted)!r})", "from hanamikoji_env.nn import load_checkpoint"
+    )
+
+
+def assert_refused_at_once(call: str, setup: str) -> None:
+    """``call`` in a process of its own refuses a hash bomb in under 2 s, growing under 100 MiB."""
     timed = (
         "import time\nstart = time.perf_counter()\ntry:\n"
-        f"    load_checkpoint({str(crafted)!r})\n"
+        f"    {call}\n"
         "except Exception as e:\n    raise type(e)(f'{e} [{time.perf_counter() - start:.3f} s]') from None"
     )
-    grown, error = peak_growth("from hanamikoji_env.nn import load_checkpoint", timed)
+    grown, error = peak_growth(setup, timed)
     assert error is not None and "nests deeper than 24 levels" in error, error
     assert float(re.search(r"\[([\d.]+) s\]$", error).group(1)) < 2.0, error
     assert grown < 100, grown  # MiB
+
+
+def test_a_legacy_format_checkpoint_is_walked_too_and_a_hash_bomb_in_it_refused(ckpt, tmp_path) -> None:
+    """torch.save's non-zip format: 452 bytes of it once hung every loader (the walk skipped
+    files that are not zips).  A real checkpoint in that format still loads."""
+    legacy = tmp_path / "legacy.pt"
+    torch.save(torch.load(ckpt, weights_only=True), legacy, _use_new_zipfile_serialization=False)
+    assert load_checkpoint(legacy)["model_config"] == load_checkpoint(ckpt)["model_config"]
+    bomb = tmp_path / "bomb.pt"
+    legacy_with_object(bomb, hash_bomb_pickle())
+    assert bomb.stat().st_size < 1024
+    assert_refused_at_once(f"load_checkpoint({str(bomb)!r})", "from hanamikoji_env.nn import load_checkpoint")
 
 
 def test_error_excerpts_of_crafted_values_take_no_time() -> None:

@@ -7,7 +7,7 @@ import re
 import zipfile
 
 import pytest
-from helpers import peak_growth
+from helpers import hash_bomb_pickle, legacy_with_object, peak_growth
 
 from hanamikoji_env.bots.sb3 import SB3Bot
 
@@ -92,3 +92,22 @@ def test_a_zip_that_would_unpack_to_gigabytes_is_refused_unread(tmp_path) -> Non
                 big.write(bytes(2**24))  # 320 MiB of zeros, a few hundred KB on disk
     with pytest.raises(ValueError, match=r"unpacks to 320 MiB .* refused unread"):
         SB3Bot(path)
+
+
+@pytest.mark.parametrize("form", ["zip", "legacy"])
+def test_a_hash_bomb_in_the_policy_pth_inside_the_zip_is_refused(tmp_path, form) -> None:
+    """The SB3 zip's own ``.pth`` files go through the checkpoints' gate: SB3Bot checked the
+    archive's ``data`` but torch.load of ``policy.pth`` hashed for ever."""
+    inner = tmp_path / "policy.pth"
+    if form == "legacy":
+        legacy_with_object(inner, hash_bomb_pickle())
+    else:
+        with zipfile.ZipFile(inner, "w") as z:
+            z.writestr("policy/data.pkl", hash_bomb_pickle())
+    path = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("data", json.dumps({}))
+        z.writestr("policy.pth", inner.read_bytes())
+    grown, error = peak_growth("from hanamikoji_env.bots.sb3 import SB3Bot", f"SB3Bot({str(path)!r})")
+    assert error is not None and "policy.pth: its object tree nests deeper than 24 levels" in error, error
+    assert grown < 100, grown

@@ -9,6 +9,7 @@ weights themselves are read by SB3 with ``torch.load(weights_only=True)``.
 
 from __future__ import annotations
 
+import io
 import itertools
 import json
 import zipfile
@@ -20,6 +21,7 @@ from gymnasium import spaces
 
 from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.bots.base import Bot
+from hanamikoji_env.nn import check_torch_stream
 from hanamikoji_env.observation import OBS_SIZE, observation_space
 
 
@@ -132,6 +134,9 @@ class SB3Bot(Bot):
             raise ValueError(
                 f"{self.path} holds pickled entries {unknown} that could run code; refusing to load"
             )
+        with zipfile.ZipFile(self.path) as z:  # every torch file inside, through the checkpoints' gate
+            for entry in (n for n in z.namelist() if n.endswith(".pth")):
+                check_torch_stream(io.BytesIO(z.read(entry)), f"{self.path}:{entry}")
         from sb3_contrib import MaskablePPO
 
         try:
