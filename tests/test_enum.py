@@ -17,13 +17,13 @@ from hanamikoji_env.actions import CARD_BASE, NUM_ACTIONS, NUM_TOKENS, TOKEN_SIZ
 from hanamikoji_env.bots.enum import (
     LEAVES,
     MAX_LEAVES,
-    PLAN_WIDTH,
     EnumBot,
     _next_permutation,
     deals,
     enum_actions,
 )
 from hanamikoji_env.bots.enum_reference import LEAVES_OF, action, all_deals, candidates, exact_values
+from hanamikoji_env.bots.search import PLAN_WIDTH
 from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.observation import decode, encode
 

@@ -45,9 +45,9 @@ import numpy as np
 from numba import njit
 
 from hanamikoji_env.actions import CARD_BASE, NUM_ACTIONS, NUM_TOKENS, TOKEN_SIZES
-from hanamikoji_env.bots.base import Option, check_batch, run_rows
-from hanamikoji_env.bots.heuristic import MAX_PLANS, checked_actions, plans_row, position
-from hanamikoji_env.bots.search import PLAN_WIDTH, PlanningBot, _uniform
+from hanamikoji_env.bots.base import Option
+from hanamikoji_env.bots.heuristic import MAX_PLANS, plans_row, position
+from hanamikoji_env.bots.search import PlanningBot, _uniform, planned_actions
 from hanamikoji_env.engine import (
     C_PHASE,
     C_TO_MOVE,
@@ -345,18 +345,9 @@ def enum_actions(
 ) -> np.ndarray:
     """EnumBot's action for every row of a batch in one compiled call: ``plans`` ``[N, 7]``
     (updated in place) and ``keys`` ``[N]`` (each decision's random key)."""
-    obs, mask = check_batch(obs, mask)
-    n = obs.shape[0]
-    if plans.shape != (n, PLAN_WIDTH) or plans.dtype != np.int64:
-        raise ValueError(f"plans must be int64 [{n}, {PLAN_WIDTH}], got {plans.dtype} {plans.shape}")
-    keys = np.asarray(keys).astype(np.uint64)
-    if keys.shape != (n,):
-        raise ValueError(f"keys must have shape ({n},), got {keys.shape}")
     EnumBot.check_option("samples", samples)
     EnumBot.check_option("budget", budget)
-    out = np.empty(n, dtype=np.int64)
-    run_rows(_enum_rows, (obs, mask, plans, keys, out), samples, budget, round_limit or 0, min_rows=1)
-    return checked_actions(out, mask, "enum")
+    return planned_actions(_enum_rows, "enum", obs, mask, plans, keys, samples, budget, round_limit or 0)
 
 
 class EnumBot(PlanningBot):

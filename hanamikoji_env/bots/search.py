@@ -258,6 +258,19 @@ def search_actions(
     """SearchBot's action for every row of a batch in one compiled call: ``plans`` ``[N, 7]``
     (:data:`PLAN_WIDTH`, updated in place) and ``keys`` ``[N]`` (each decision's random key).
     ``ValueError`` naming the row for a malformed batch."""
+    SearchBot.check_option("samples", samples)
+    SearchBot.check_option("candidates", candidates)
+    return planned_actions(
+        _search_rows, "search", obs, mask, plans, keys, samples, candidates, round_limit or 0
+    )
+
+
+def planned_actions(
+    kernel: Any, bot: str, obs: np.ndarray, mask: np.ndarray, plans: np.ndarray, keys: np.ndarray, *args: int
+) -> np.ndarray:
+    """A planning bot's batch: ``kernel(obs, mask, plans, keys, out, *args)`` over numba's threads,
+    after checking the rows, ``plans`` ``[N, 7]`` (:data:`PLAN_WIDTH`, updated in place) and
+    ``keys`` ``[N]``; its actions checked legal (``ValueError`` naming the row otherwise)."""
     obs, mask = check_batch(obs, mask)
     n = obs.shape[0]
     if plans.shape != (n, PLAN_WIDTH) or plans.dtype != np.int64:
@@ -265,11 +278,9 @@ def search_actions(
     keys = np.asarray(keys).astype(np.uint64)
     if keys.shape != (n,):
         raise ValueError(f"keys must have shape ({n},), got {keys.shape}")
-    SearchBot.check_option("samples", samples)
-    SearchBot.check_option("candidates", candidates)
     out = np.empty(n, dtype=np.int64)
-    run_rows(_search_rows, (obs, mask, plans, keys, out), samples, candidates, round_limit or 0, min_rows=1)
-    return checked_actions(out, mask, "search")
+    run_rows(kernel, (obs, mask, plans, keys, out), *args, min_rows=1)
+    return checked_actions(out, mask, bot)
 
 
 class PlanningBot(Bot):
