@@ -805,11 +805,13 @@ def test_run_names_are_plain_folder_names(name: str) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("delay", [2.0])
-def test_ctrl_c_saves_the_update_in_progress_and_resume_continues_from_it(tmp_path, delay) -> None:
-    """A real SIGINT ``delay`` seconds after training starts (before the first periodic save at
-    update 50): the update in progress is saved, the command says so and exits 130; ``--resume``
-    says where it continues and does."""
+@pytest.mark.parametrize(("signame", "said"), [("SIGINT", "Ctrl-C"), ("SIGTERM", "SIGTERM")])
+def test_ctrl_c_or_sigterm_saves_the_update_in_progress_and_resume_continues_from_it(
+    tmp_path, signame: str, said: str, delay: float = 2.0
+) -> None:
+    """A real SIGINT (a terminal's Ctrl-C) or SIGTERM (a scheduler's stop) ``delay`` seconds after
+    training starts (before the first periodic save at update 50): the update in progress is
+    saved, the command says so and exits 130; ``--resume`` says where it continues and does."""
     import signal
     import subprocess
     import sys
@@ -835,13 +837,13 @@ def test_ctrl_c_saves_the_update_in_progress_and_resume_continues_from_it(tmp_pa
     while "training into" not in err_file.read_text() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
     time.sleep(delay)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(getattr(signal, signame))
     assert proc.wait(timeout=60) == 130, err_file.read_text()
     err = err_file.read_text()
     run_dir = tmp_path / "quick"
     saved = load_checkpoint(run_dir / CHECKPOINT)
     assert 1 <= saved["update"] < 50, err
-    assert "Ctrl-C: saving at the end of this update" in err and "Traceback" not in err, err
+    assert f"{said}: saving at the end of this update" in err and "Traceback" not in err, err
     assert f"interrupted: kept {run_dir} at update {saved['update']}: resume with" in err, err
     resumed = subprocess.run(
         [sys.executable, "-m", "training.train", "--resume", str(run_dir), "--stop-after", "1", "--no-progress"],

@@ -503,30 +503,35 @@ def curve_columns(cfg: Config) -> list[str]:
 
 
 class StopRequest:
-    """Ctrl-C while training: the first SIGINT asks the loop to save at the end of the update in
-    progress and stop (``KeyboardInterrupt`` then, with the checkpoint on disk); a second one
-    stops at once.  Only where this is the main thread and SIGINT is not ignored."""
+    """Ctrl-C (SIGINT) or a scheduler's SIGTERM while training: the first asks the loop to save at
+    the end of the update in progress and stop (``KeyboardInterrupt`` then, with the checkpoint on
+    disk); a second one stops at once.  Only in the main thread, and only for a signal still at its
+    default (a SIGINT that ``nohup`` or ``&`` made ignored stays ignored)."""
+
+    SIGNALS = {signal.SIGINT: "Ctrl-C", signal.SIGTERM: "SIGTERM"}
 
     def __init__(self) -> None:
         self.requested = False
-        self._previous: Any = None
+        self._previous: dict[int, Any] = {}
 
     def __enter__(self) -> StopRequest:
-        if threading.current_thread() is threading.main_thread() and callable(
-            signal.getsignal(signal.SIGINT)
-        ):
-            self._previous = signal.signal(signal.SIGINT, self._interrupt)
+        if threading.current_thread() is threading.main_thread():
+            for signum in self.SIGNALS:
+                current = signal.getsignal(signum)
+                if callable(current) or current == signal.SIG_DFL:
+                    self._previous[signum] = signal.signal(signum, self._interrupt)
         return self
 
     def _interrupt(self, signum: int, frame: Any) -> None:
         if self.requested:
             raise KeyboardInterrupt
         self.requested = True
-        print("\nCtrl-C: saving at the end of this update (Ctrl-C again to stop at once)", file=sys.stderr)
+        name = self.SIGNALS.get(signal.Signals(signum), "signal")
+        print(f"\n{name}: saving at the end of this update ({name} again to stop at once)", file=sys.stderr)
 
     def __exit__(self, *exc: object) -> None:
-        if self._previous is not None:
-            signal.signal(signal.SIGINT, self._previous)
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)
 
 
 def _loop(
