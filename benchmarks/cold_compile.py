@@ -29,8 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PART_CODE = {
     "engine": "from hanamikoji_env.bots.spec import parse_player as p; from hanamikoji_env.games import play_game; "
     "play_game((p('random').make(0), p('random').make(1)), 0, None)",
-    "batch": "import numpy as np; from hanamikoji_env.vector import VectorHanamikoji, random_actions; "
-    "v = VectorHanamikoji(4, seed=0); obs, mask, _ = v.reset(); rng = np.random.default_rng(0)\n"
+    "batch": "import numpy as np; from hanamikoji_env.vector import BatchEngine, random_actions; "
+    "v = BatchEngine(4, seed=0); obs, mask, _ = v.reset(); rng = np.random.default_rng(0)\n"
     "for _ in range(60): obs, mask, *_ = v.step(random_actions(mask, rng))",
     "heuristic": "from hanamikoji_env.bots.spec import parse_player as p; from hanamikoji_env.games import play_game; "
     "play_game((p('heuristic').make(0), p('random').make(1)), 0, None)",

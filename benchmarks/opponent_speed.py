@@ -37,12 +37,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the training/ package of this checkout
 
-from hanamikoji_env.training.curriculum import load_curriculum
-
 from hanamikoji_env.bots import HeuristicBot, SearchBot
 from hanamikoji_env.bots.heuristic_reference import HeuristicReference
 from hanamikoji_env.bots.search_reference import SearchReference
-from hanamikoji_env.vector import VectorHanamikoji, random_actions
+from hanamikoji_env.training.curriculum import load_curriculum
+from hanamikoji_env.vector import BatchEngine, random_actions
 
 STAGE7 = {"heuristic": 0.1, "random": 0.2, "search:samples=50,candidates=6": 0.6}
 """Stage 7's opponents (configs/ppo_selfplay.yaml), besides 10% snapshots."""
@@ -53,7 +52,7 @@ QUICK_OPPONENTS = ["random", "heuristic", "search:samples=50,candidates=6"]
 def positions(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """``n`` decisions of every phase, both seats, from 64 games the heuristic plays against
     itself, a fifth of the moves random."""
-    engine = VectorHanamikoji(64, seed=seed)
+    engine = BatchEngine(64, seed=seed)
     obs, mask, _ = engine.reset()
     rng, bot = np.random.default_rng(seed), HeuristicBot(0)
     kept_obs, kept_mask = [], []

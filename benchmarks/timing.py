@@ -6,11 +6,10 @@ so this folder is on the import path).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 
-from hanamikoji_env import env
 from hanamikoji_env.bots.base import Bot
+from hanamikoji_env.games import Watcher, play_env
 
 
 def timed_decisions(bot: Bot, opponent: Bot, games: int, first_deal: int) -> Iterator[tuple[dict, float]]:
@@ -18,19 +17,16 @@ def timed_decisions(bot: Bot, opponent: Bot, games: int, first_deal: int) -> Ite
     ``first_deal + 1``, ...; ``bot`` seated first in even games, both bots reset with the game's
     number): yields ``(observation, milliseconds)`` for each of ``bot``'s decisions."""
     for g in range(games):
-        e = env()
-        e.reset(seed=first_deal + g)
         me = f"player_{g % 2}"
         bot.reset(seed=g)
         opponent.reset(seed=g)
-        for name in e.agent_iter():
-            obs, _, term, trunc, _ = e.last()
-            if term or trunc:
-                e.step(None)
-            elif name != me:
-                e.step(opponent.act(obs))
-            else:
-                start = time.perf_counter()
-                action = bot.act(obs)
-                yield obs, 1000 * (time.perf_counter() - start)
-                e.step(action)
+        moves: list[tuple[str, dict, float]] = []
+        play_env(
+            (bot, opponent) if g % 2 == 0 else (opponent, bot), first_deal + g, None, watch=moves_into(moves)
+        )
+        yield from ((obs, 1000 * seconds) for agent, obs, seconds in moves if agent == me)
+
+
+def moves_into(moves: list[tuple[str, dict, float]]) -> Watcher:
+    """A watcher keeping each move's agent, observation and seconds in ``moves``."""
+    return lambda e, agent, obs, action, seconds: moves.append((agent, obs, seconds))

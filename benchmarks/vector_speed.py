@@ -1,6 +1,6 @@
 """Decisions/s of random masked play: the batch engine against the AEC env and leduc.
 
-For ``VectorHanamikoji`` at N = 1, 64, 1024, 4096 (actions sampled from the
+For ``BatchEngine`` at N = 1, 64, 1024, 4096 (actions sampled from the
 mask with ``random_actions``, vectorized) and, in the same run, for our AEC
 ``raw_env()`` and PettingZoo's ``leduc_holdem_v4`` through the normal
 ``agent_iter`` loop (the seed-once loop of ``env_speed.py``).  A decision is a
@@ -18,11 +18,11 @@ import numpy as np
 from env_speed import seed_once
 
 from hanamikoji_env import raw_env
-from hanamikoji_env.vector import VectorHanamikoji, random_actions
+from hanamikoji_env.vector import BatchEngine, random_actions
 
 
 def vector_rate(num_envs: int, seconds: float) -> float:
-    v = VectorHanamikoji(num_envs, seed=0)
+    v = BatchEngine(num_envs, seed=0)
     rng = np.random.default_rng(0)
     _, mask, _ = v.reset()
     _, mask, *_ = v.step(random_actions(mask, rng))  # compile outside the timing
@@ -48,7 +48,7 @@ def main() -> None:
     print(f"{'leduc_holdem_v4 env()':<28}{leduc:>14,.0f}{leduc / aec:>11.2f}{1:>15.1f}")
     for n in (1, 64, 1024, 4096):
         rate = vector_rate(n, args.seconds)
-        print(f"{f'VectorHanamikoji N={n}':<28}{rate:>14,.0f}{rate / aec:>11.1f}{rate / leduc:>15.1f}")
+        print(f"{f'BatchEngine N={n}':<28}{rate:>14,.0f}{rate / aec:>11.1f}{rate / leduc:>15.1f}")
         if n == 4096:
             print(
                 f"\ntargets at N=4096: >= 1,000,000 decisions/s ({'met' if rate >= 1e6 else 'MISSED'}),"

@@ -14,15 +14,15 @@ from typing import Any
 from hanamikoji_env._version import __version__
 from hanamikoji_env.aec import env, raw_env
 
-__all__ = ["VectorHanamikoji", "__version__", "env", "raw_env"]
+__all__ = ["BatchEngine", "__version__", "env", "raw_env"]
 
 
 def __getattr__(name: str) -> Any:
     # the batch engine imports numba (slow to import): load it on first use only
-    if name == "VectorHanamikoji":
-        from hanamikoji_env.vector import VectorHanamikoji
+    if name in ("BatchEngine", "VectorHanamikoji"):
+        from hanamikoji_env import vector
 
-        return VectorHanamikoji
+        return getattr(vector, name)
     raise AttributeError(f"module 'hanamikoji_env' has no attribute {name!r}")
 
 

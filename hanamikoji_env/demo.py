@@ -10,52 +10,45 @@ import time
 
 import numpy as np
 
-from hanamikoji_env import env
 from hanamikoji_env.actions import action_name
+from hanamikoji_env.aec import raw_env
+from hanamikoji_env.bots.random import RandomBot
+from hanamikoji_env.games import play_env
 
 
-def play_game(seed: int, verbose: bool = True) -> dict[str, float]:
-    """One game of uniform random masked play; returns each agent's final reward."""
-    e = env(render_mode="ansi")
-    e.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    rewards: dict[str, float] = {}
-    scored = 0
-    for agent in e.agent_iter():
-        obs, reward, term, trunc, _info = e.last()
-        if term or trunc:
-            rewards[agent] = float(reward)
-            e.step(None)
-            continue
-        legal = np.flatnonzero(obs["action_mask"])
-        action = int(legal[rng.integers(len(legal))])
-        if verbose:
-            print(f"{agent}: {action_name(action)}")
-        e.step(action)
+def show_game(seed: int, verbose: bool = True) -> dict[str, float]:
+    """One game of uniform random masked play (deal and bots seeded from ``seed``), each move and
+    each round's scoring printed unless not ``verbose``; returns each agent's final reward."""
+    scored = [0]
+
+    def show(e: raw_env, agent: str, obs: dict[str, np.ndarray], action: int, seconds: float) -> None:
+        print(f"{agent}: {action_name(action)}")
         summary = e.infos.get(agent, {}).get("round_summary")
-        if verbose and summary and summary["round"] > scored:
-            scored = summary["round"]
-            print(f"\n== scoring of round {scored}: {summary}\n")
+        if summary and summary["round"] > scored[0]:
+            scored[0] = summary["round"]
+            print(f"\n== scoring of round {scored[0]}: {summary}\n")
             print(e.render() + "\n")
-    return rewards
+
+    bots = (RandomBot(seed), RandomBot(seed + 1))
+    e = play_env(bots, seed, None, watch=show if verbose else None, render_mode="ansi")
+    return {agent: float(r) for agent, r in zip(e.possible_agents, e.history().rewards, strict=True)}
 
 
-def steps_per_second(seconds: float) -> tuple[float, float]:
-    """Steps/s and games/s of random masked play through the AEC loop."""
-    e = env()
-    rng = np.random.default_rng(0)
-    steps = games = 0
+def decisions_per_second(seconds: float) -> tuple[float, float]:
+    """Decisions/s and games/s of random masked play through the AEC env."""
+    bots = (RandomBot(0), RandomBot(1))
+    decisions = [0]
+
+    def count(*_: object) -> None:
+        decisions[0] += 1
+
+    games = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        e.reset(seed=games)
-        for _agent in e.agent_iter():
-            obs, _r, term, trunc, _i = e.last()
-            legal = np.flatnonzero(obs["action_mask"])
-            e.step(None if term or trunc else int(legal[rng.integers(len(legal))]))
-            steps += 1
+        play_env(bots, games, None, watch=count)
         games += 1
     elapsed = time.perf_counter() - start
-    return steps / elapsed, games / elapsed
+    return decisions[0] / elapsed, games / elapsed
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -66,10 +59,10 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.seed < 0 or args.seconds <= 0:
         parser.error("--seed must be >= 0 and --seconds > 0")
-    rewards = play_game(args.seed, verbose=not args.quiet)
+    rewards = show_game(args.seed, verbose=not args.quiet)
     print(f"final rewards: {rewards}")
-    sps, gps = steps_per_second(args.seconds)
-    print(f"env() speed, random play: {sps:,.0f} steps/s, {gps:,.0f} games/s (one core)")
+    dps, gps = decisions_per_second(args.seconds)
+    print(f"AEC env speed, random play: {dps:,.0f} decisions/s, {gps:,.0f} games/s (one core)")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@
   (:mod:`hanamikoji_env.rules`): the same decks and random legal moves, and at
   every decision the whole state, the legal mask and, after each scoring, the
   round summary must be equal.
-- :func:`compare_engines`: the batch engine's driver (``VectorHanamikoji``:
+- :func:`compare_engines`: the batch engine's driver (``BatchEngine``:
   scripted decks, auto-reset, views of both seats) against the AEC env: at
   every decision the observations of both seats, the mask and the acting
   player, and at the end the rewards, winner and number of rounds.
@@ -23,7 +23,7 @@ import numpy as np
 from hanamikoji_env import engine, rules
 from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.aec import raw_env
-from hanamikoji_env.vector import VectorHanamikoji, random_actions
+from hanamikoji_env.vector import BatchEngine, random_actions
 
 
 class MismatchError(AssertionError):
@@ -94,7 +94,7 @@ def compare_engines(
     Returns counts: games, decisions compared, rounds played.
     """
     rng = np.random.default_rng(seed)
-    venv = VectorHanamikoji(num_envs, seed=seed, round_limit=round_limit)
+    venv = BatchEngine(num_envs, seed=seed, round_limit=round_limit)
     games = decisions = rounds = 0
     while games < num_games:
         batch = min(num_envs, num_games - games)

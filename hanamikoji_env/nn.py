@@ -455,6 +455,14 @@ def masked_probs(logits: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=-1, keepdims=True)
 
 
+@torch.no_grad()
+def policy_probs(model: PolicyNet, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``model``'s move probabilities per row (0 where illegal), float64: a policy bot's
+    distribution, the search's prior and its playouts' moves."""
+    logits, _ = model(torch.as_tensor(obs, dtype=torch.float32), torch.as_tensor(mask))
+    return masked_probs(logits.numpy().astype(np.float64))
+
+
 def sample_actions(probs: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     """Per row of ``probs`` ``[B, A]``, the action at ``uniforms[i]`` in [0, 1) by inverse CDF
     (action ``a`` owns ``[cdf[a-1], cdf[a])``); only actions of probability > 0 are ever picked,

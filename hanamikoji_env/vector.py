@@ -1,6 +1,6 @@
 """A batch engine: many Hanamikoji games stepped at once, for training and evaluation.
 
-:class:`VectorHanamikoji` plays ``num_envs`` games with the same rules, action
+:class:`BatchEngine` plays ``num_envs`` games with the same rules, action
 ids, masks and observation vectors as the AEC env (``tests/test_differential.py``
 proves it plays the same games over thousands of them; ``benchmarks/vector_diff.py``
 over 100,000).  Each game is one row of the engine's int32 state matrix.  Finished games reset themselves.
@@ -8,7 +8,7 @@ over 100,000).  Each game is one row of the engine's int32 state matrix.  Finish
 Two-player self-play: each step's ``obs``, ``mask`` belong to the seat in
 ``to_play``; feed them to the policy of that seat and pass its actions back::
 
-    venv = VectorHanamikoji(4096, seed=0)
+    venv = BatchEngine(4096, seed=0)
     obs, mask, to_play = venv.reset()
     for _ in range(1000):
         actions = random_actions(mask, rng)          # or policy[to_play](obs, mask)
@@ -106,7 +106,7 @@ def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 # ----------------------------------------------------------- the class ---
 
 
-class VectorHanamikoji:
+class BatchEngine:
     """``num_envs`` games stepped together; see the module docstring."""
 
     def __init__(
@@ -306,8 +306,19 @@ class VectorHanamikoji:
         return parsed
 
 
+def __getattr__(name: str) -> Any:
+    if name == "VectorHanamikoji":  # the engine's name before 0.2: kept working, with a warning
+        import warnings
+
+        warnings.warn(
+            "VectorHanamikoji is now BatchEngine (the same class)", DeprecationWarning, stacklevel=2
+        )
+        return BatchEngine
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 class HanamikojiVectorEnv(gymnasium.vector.VectorEnv):
-    """:class:`VectorHanamikoji` behind Gymnasium's ``VectorEnv`` API, for two-player self-play.
+    """:class:`BatchEngine` behind Gymnasium's ``VectorEnv`` API, for two-player self-play.
 
     Observations are dicts of batched arrays: ``"observation"`` ``[N, 109]``,
     ``"action_mask"`` ``[N, 23]`` and ``"to_play"`` ``[N]`` (the seat each row
@@ -347,7 +358,7 @@ class HanamikojiVectorEnv(gymnasium.vector.VectorEnv):
         self.autoreset_mode = mode
         self.flat = bool(flat)
         same_step = mode == gymnasium.vector.AutoresetMode.SAME_STEP
-        self.engine = VectorHanamikoji(num_envs, seed, round_limit, observation_version, autoreset=same_step)
+        self.engine = BatchEngine(num_envs, seed, round_limit, observation_version, autoreset=same_step)
         self.num_envs = self.engine.num_envs
         space = observation_space(observation_version, to_play=True)
         self.single_observation_space = space["observation"] if self.flat else space

@@ -12,7 +12,7 @@ import pytest
 from helpers import extra
 
 from hanamikoji_env import engine, env, raw_env, rules
-from hanamikoji_env.vector import HanamikojiVectorEnv, VectorHanamikoji
+from hanamikoji_env.vector import BatchEngine, HanamikojiVectorEnv
 from hanamikoji_env.wrappers import SingleAgentEnv
 
 DECK = rules.shuffled_deck(np.random.default_rng(0))
@@ -28,7 +28,7 @@ def _openspiel(limit: Any) -> None:
 ROUND_LIMIT_TAKERS: dict[str, Callable[[Any], object]] = {
     "raw_env": lambda x: raw_env(round_limit=x),
     "env": lambda x: env(round_limit=x),
-    "VectorHanamikoji": lambda x: VectorHanamikoji(2, round_limit=x),
+    "BatchEngine": lambda x: BatchEngine(2, round_limit=x),
     "HanamikojiVectorEnv": lambda x: HanamikojiVectorEnv(2, round_limit=x),
     "SingleAgentEnv": lambda x: SingleAgentEnv(round_limit=x),
     "rules.new_game": lambda x: rules.new_game(DECK, x),
@@ -55,8 +55,8 @@ def test_every_entry_point_takes_the_same_round_limits(taker: str) -> None:
 SEED_TAKERS: dict[str, Callable[[Any], object]] = {
     "raw_env.reset": lambda x: raw_env().reset(seed=x),
     "env.reset": lambda x: env().reset(seed=x),
-    "VectorHanamikoji": lambda x: VectorHanamikoji(2, seed=x),
-    "VectorHanamikoji.reset": lambda x: VectorHanamikoji(2).reset(seed=x),
+    "BatchEngine": lambda x: BatchEngine(2, seed=x),
+    "BatchEngine.reset": lambda x: BatchEngine(2).reset(seed=x),
     "HanamikojiVectorEnv": lambda x: HanamikojiVectorEnv(2, seed=x),
     "HanamikojiVectorEnv.reset": lambda x: HanamikojiVectorEnv(2).reset(seed=x),
     "SingleAgentEnv.reset": lambda x: SingleAgentEnv().reset(seed=x),

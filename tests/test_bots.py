@@ -221,9 +221,9 @@ def test_bots_are_deterministic_for_a_seed(name: str) -> None:
 
 
 def test_random_bot_batch() -> None:
-    from hanamikoji_env.vector import VectorHanamikoji
+    from hanamikoji_env.vector import BatchEngine
 
-    v = VectorHanamikoji(64, seed=0)
+    v = BatchEngine(64, seed=0)
     obs, mask, _ = v.reset()
     bot = RandomBot(0)
     for _ in range(50):

@@ -12,15 +12,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from hanamikoji_env.training.checkpoints import check_resumable
-from hanamikoji_env.training.config import Config
-from hanamikoji_env.training.ppo import Trainer, train
 from helpers import extra
 
 from hanamikoji_env.bots.policy import PolicyBot
 from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.nn import PolicyNet, resolve_device, save_checkpoint
 from hanamikoji_env.tournament import run_tournament
+from hanamikoji_env.training.config import Config
+from hanamikoji_env.training.ppo import Trainer, train
+from hanamikoji_env.training.run_folder import check_resumable
 
 
 def fingerprint(model: torch.nn.Module) -> str:
@@ -266,11 +266,11 @@ def test_a_ray_tournament_gives_the_local_results_and_games(local_ray, tmp_path:
 @pytest.mark.filterwarnings("ignore:illegal action .* the game ends with -1 for the mover")
 def test_rllib_trains_one_iteration_and_its_policy_plays_in_the_tournament(local_ray, tmp_path: Path) -> None:
     extra("ray.rllib")
-    from hanamikoji_env.training.train_rllib import build_config, export_policy
     from ray.rllib.core.columns import Columns
 
     from hanamikoji_env.aec import env
     from hanamikoji_env.rllib import POLICY_ID
+    from hanamikoji_env.training.train_rllib import build_config, export_policy
 
     algo = build_config(16, 2, None, 0, 200).build_algo()
     result = algo.train()

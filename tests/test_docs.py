@@ -21,7 +21,7 @@ DOCS = [
 
 EXPECTED = {  # a line of each example -> what its output must contain
     'e = env(render_mode="ansi")': ["final reward", "private to player_0"],
-    "venv = VectorHanamikoji(": ["wins by seat:"],
+    "venv = BatchEngine(": ["wins by seat:"],
     "bots = {": ["1.0"],
     "model = MaskablePPO(": ["win rate vs random:"],
     "bot = ismcts.ISMCTSBot(": ["ISMCTS opens with token:"],
@@ -55,7 +55,7 @@ def test_demo_runs() -> None:
         timeout=120,
     )
     assert out.returncode == 0, out.stderr
-    assert "final rewards" in out.stdout and "steps/s" in out.stdout
+    assert "final rewards" in out.stdout and "decisions/s" in out.stdout
 
 
 def test_ci_runs_the_readme_test_command() -> None:
@@ -184,3 +184,40 @@ def test_the_previous_agents_card_sums_the_stages_of_the_agent_before_it() -> No
     _, decisions, minutes = recipe_rows("previous_agents.md")
     assert f"Stages 1-7 were the agent shipped before this one ({sum(decisions[:7]):.1f}M decisions, " \
            f"about {sum(minutes[:7]) / 60:.1f} h" in prose("previous_agents.md")  # fmt: skip
+
+
+def test_the_readme_module_tree_names_every_module() -> None:
+    """The README's architecture tree is where a newcomer looks for a module: every Python file of
+    the package, training/ and benchmarks/ is named in it (a new module cannot hide)."""
+    root = Path(__file__).resolve().parents[1]
+    tree = re.search(r"```\nhanamikoji_env/\n(.*?)```", README, flags=re.S)
+    assert tree is not None, "the README's module tree (a block starting hanamikoji_env/) is gone"
+    named = set(re.findall(r"[A-Za-z_]\w*\.py", tree.group(1)))
+    files = [
+        *(root / "hanamikoji_env").rglob("*.py"),
+        *(root / "training").glob("*.py"),
+        *(root / "benchmarks").glob("*.py"),
+    ]
+    missing = sorted(
+        str(f.relative_to(root))
+        for f in files
+        if f.name not in named and f.name not in ("__init__.py", "__main__.py")
+    )
+    assert not missing, f"not in the README's module tree: {missing}"
+
+
+REPOSITORY_NOTE = (
+    "*Files under `benchmarks/` and `tests/` named on this page are in a clone of the source "
+    "repository, not in the installed package.*"
+)
+
+
+def test_pages_citing_repository_files_say_they_are_in_a_clone() -> None:
+    """A page read from an install (``hanamikoji-docs``) that names a benchmark or test file says,
+    under its title, that those live in a clone: a pip user is not sent looking for them."""
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        text = page.read_text()
+        if re.search(r"\b(benchmarks|tests)/\w+\.py", text):
+            assert text.split("\n")[2] == REPOSITORY_NOTE, (
+                f"{page.name} cites repository files without the note"
+            )

@@ -9,7 +9,6 @@ from math import comb
 
 import numpy as np
 import pytest
-from hanamikoji_env.training.config import Config
 from helpers import choice_positions, random_game
 
 from hanamikoji_env import rules
@@ -26,6 +25,7 @@ from hanamikoji_env.bots.enum_reference import LEAVES_OF, action, all_deals, can
 from hanamikoji_env.bots.search import PLAN_WIDTH
 from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.observation import decode, encode
+from hanamikoji_env.training.config import Config
 
 
 def last_turn_decisions(seed: int, n: int) -> list[tuple[np.ndarray, np.ndarray]]:

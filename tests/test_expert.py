@@ -8,11 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from hanamikoji_env.training.expert import ExpertConfig, distil, label, main
 
 from hanamikoji_env import raw_env
 from hanamikoji_env.bots.psearch import PolicySearchBot
 from hanamikoji_env.nn import PolicyNet, load_policy
+from hanamikoji_env.training.expert import ExpertConfig, distil, label, main
 
 
 def positions(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:

@@ -15,7 +15,7 @@ from hanamikoji_env.bots.search import PLAN_WIDTH, search_actions
 from hanamikoji_env.infoset import determinize, determinized_rows
 from hanamikoji_env.observation import OBS_SIZE, encode
 from hanamikoji_env.rules import NUM_CARDS, Phase
-from hanamikoji_env.vector import VectorHanamikoji, random_actions
+from hanamikoji_env.vector import BatchEngine, random_actions
 
 CHECKPOINT = Path(__file__).parents[1] / "checkpoints" / "ppo_selfplay.pt"
 
@@ -25,7 +25,7 @@ def varied_positions(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     random, heuristic, search and the shipped policy (a fifth of them random anyway, to leave
     the bots' own lines): both seats, every phase."""
     envs = 256
-    engine = VectorHanamikoji(envs, seed=seed)
+    engine = BatchEngine(envs, seed=seed)
     obs, mask, _ = engine.reset()
     rng = np.random.default_rng(seed)
     style = np.arange(envs) % 4

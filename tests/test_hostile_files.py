@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import pytest
 import torch
-from hanamikoji_env.training.config import Config, load_config
-from hanamikoji_env.training.ppo import CHECKPOINT, train
-from hanamikoji_env.training.train import main as train_main
 
 from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.records import main as records_main
 from hanamikoji_env.tournament import run_tournament
+from hanamikoji_env.training.config import Config, load_config
+from hanamikoji_env.training.ppo import CHECKPOINT, train
+from hanamikoji_env.training.train import main as train_main
 
 TINY = {
     "num_envs": 8,

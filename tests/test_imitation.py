@@ -7,12 +7,12 @@ import csv
 import numpy as np
 import pytest
 import torch
-from hanamikoji_env.training.config import Config
-from hanamikoji_env.training.ppo import Trainer, train
-from hanamikoji_env.training.train import main as train_main
 
 from hanamikoji_env.bots.heuristic import heuristic_actions
 from hanamikoji_env.nn import PolicyNet, save_checkpoint
+from hanamikoji_env.training.config import Config
+from hanamikoji_env.training.ppo import Trainer, train
+from hanamikoji_env.training.train import main as train_main
 
 TINY = {
     "num_envs": 16, "rollout_steps": 32, "hidden": 32, "layers": 1, "num_minibatches": 4, "update_epochs": 2,

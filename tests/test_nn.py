@@ -172,9 +172,9 @@ def test_policy_bot_plays_legal_moves_deterministically(ckpt, greedy) -> None:
 
 
 def test_policy_bot_batch_matches_single(ckpt) -> None:
-    from hanamikoji_env.vector import VectorHanamikoji
+    from hanamikoji_env.vector import BatchEngine
 
-    v = VectorHanamikoji(32, seed=0)
+    v = BatchEngine(32, seed=0)
     obs, mask, _ = v.reset()
     bot = PolicyBot(ckpt)
     batch = bot.act_batch(obs, mask)

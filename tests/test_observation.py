@@ -131,9 +131,9 @@ def test_unknowable_cards_do_not_change_what_a_player_sees(
 def test_every_version_determines_the_legal_moves(version: int) -> None:
     """What a player may do is a function of what it sees: over many random positions, no
     observation vector comes with two different masks (nor with two different deciders)."""
-    from hanamikoji_env.vector import VectorHanamikoji, random_actions
+    from hanamikoji_env.vector import BatchEngine, random_actions
 
-    v = VectorHanamikoji(256, seed=version, observation_version=version)
+    v = BatchEngine(256, seed=version, observation_version=version)
     obs, mask, _ = v.reset()
     rng = np.random.default_rng(0)
     seen: dict[bytes, bytes] = {}

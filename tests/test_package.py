@@ -5,11 +5,13 @@ example recipes at hand, and no clash with a user's own ``training`` package."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import sysconfig
 import zipfile
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -36,41 +38,66 @@ def _build(dist: Path, cwd: Path) -> str:
     return out.stdout + out.stderr
 
 
-@pytest.mark.slow
-def test_the_wheel_carries_everything_and_runs_outside_the_repository(tmp_path) -> None:
-    dist = tmp_path / "dist"
-    built = _build(dist, tmp_path)
-    # clean of warnings (but byte-compiling's note where the environment turns it off)
-    noted = [line for line in built.lower().splitlines() if "warning" in line and "byte-compil" not in line]
-    assert not noted, noted
+class Installed(NamedTuple):
+    """The wheel and sdist built from this checkout, and the wheel installed in a fresh venv."""
+
+    built: str
+    """What the build printed."""
+    wheel: Path
+    sdist: Path
+    python: Path
+    bin: Path
+    site: Path
+    """The venv's site-packages."""
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    """A fresh venv outside the repository with the wheel installed, the dependencies read from
+    this environment (no network)."""
+    tmp = tmp_path_factory.mktemp("installed")
+    dist = tmp / "dist"
+    built = _build(dist, tmp)
     (wheel,), (sdist,) = dist.glob("*.whl"), dist.glob("*.tar.gz")
-    _run([sys.executable, "-m", "twine", "check", "--strict", wheel, sdist], cwd=tmp_path)
+    venv = tmp / "venv"
+    _run([sys.executable, "-m", "venv", "--without-pip", venv], cwd=tmp)
+    python = venv / "bin" / "python"
+    site = Path(_run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], tmp).strip())
+    (site / "dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    _run([sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "-q", wheel], cwd=tmp)
+    return Installed(built, wheel, sdist, python, venv / "bin", site)
+
+
+@pytest.mark.slow
+def test_the_wheel_carries_everything_and_runs_outside_the_repository(installed: Installed, tmp_path) -> None:
+    # clean of warnings (but byte-compiling's note where the environment turns it off)
+    noted = [
+        line
+        for line in installed.built.lower().splitlines()
+        if "warning" in line and "byte-compil" not in line
+    ]
+    assert not noted, noted
+    wheel, python, site = installed.wheel, installed.python, installed.site
+    _run([sys.executable, "-m", "twine", "check", "--strict", wheel, installed.sdist], cwd=tmp_path)
     names = set(zipfile.ZipFile(wheel).namelist())
     # everything under one name: the package, and the repository's top-level folders mapped into it
     (top_level,) = [n for n in names if n.endswith(".dist-info/top_level.txt")]
     assert zipfile.ZipFile(wheel).read(top_level).decode().split() == ["hanamikoji_env"]
-    for folder, installed in (("hanamikoji_env", "hanamikoji_env"), ("training", "hanamikoji_env/training"),
-                              ("examples", "hanamikoji_env/examples")):  # fmt: skip
+    for folder, installed_as in (("hanamikoji_env", "hanamikoji_env"), ("training", "hanamikoji_env/training"),
+                                 ("examples", "hanamikoji_env/examples")):  # fmt: skip
         for module in (ROOT / folder).rglob("*.py"):
-            assert f"{installed}/{module.relative_to(ROOT / folder)}" in names, module
+            assert f"{installed_as}/{module.relative_to(ROOT / folder)}" in names, module
     for page in (ROOT / "docs").rglob("*.*"):
         if page.suffix in (".md", ".png"):
             assert f"hanamikoji_env/docs/{page.relative_to(ROOT / 'docs')}" in names, page
     assert {"hanamikoji_env/checkpoints/ppo_selfplay.pt", "hanamikoji_env/training/configs/quick.yaml"} <= names  # fmt: skip
+    for checkpoint in (ROOT / "checkpoints").rglob("*.pt"):  # the shipped agent and the held-out pool's
+        assert f"hanamikoji_env/{checkpoint.relative_to(ROOT)}" in names, checkpoint
     for asset in (ROOT / "hanamikoji_env/play/static").iterdir():  # the page, its script, style and icon
         assert str(asset.relative_to(ROOT)) in names, asset
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert not any(n.startswith(("tests/", "benchmarks/", "training/", "examples/", "docs/")) for n in names)
-
-    # a fresh venv: the wheel installed in it, the dependencies read from this environment (no network)
-    venv = tmp_path / "venv"
-    _run([sys.executable, "-m", "venv", "--without-pip", venv], cwd=tmp_path)
-    python = venv / "bin" / "python"
-    site = Path(
-        _run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], tmp_path).strip()
-    )
-    (site / "dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n")
-    _run([sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "-q", wheel], cwd=tmp_path)
+    venv = installed.bin.parent
 
     # a user's project with its own training package: neither shadows the other
     work = tmp_path / "elsewhere"
@@ -108,6 +135,118 @@ def test_the_wheel_carries_everything_and_runs_outside_the_repository(tmp_path) 
     assert "11 or more charm points wins" in _run([venv / "bin" / "hanamikoji-docs", "rules"], work)
     rollout = _run([python, "-m", "hanamikoji_env.examples.torchrl_rollout", "--steps", "300"], work)
     assert "all within the mask" in rollout
+
+
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+"""The pages a user reads from an install: the README (the package's page on the index) and
+every page ``hanamikoji-docs`` shows."""
+
+ELSEWHERE = ("# in a clone of the repository", "# on a Ray cluster")
+"""A fenced block whose first line is one of these runs elsewhere than an install: not run here."""
+
+INTERACTIVE = {"hanamikoji-play", "hanamikoji-serve", "tensorboard"}
+"""Programs that run until stopped: checked with ``--help`` (they exist and start)."""
+
+SHORT = [  # what makes a documented command finish in seconds, its meaning kept
+    (r"--games \d+", "--games 2"),
+    (r"--decisions \d+", "--decisions 600"),
+    (r"--iterations \d+", "--iterations 1"),
+    (r"--seconds \d+", "--seconds 1"),
+]
+QUICK_RUN = "num_envs=8 rollout_steps=8 eval_games=2"
+"""Overrides that make any training config's update and evaluations small."""
+EXTRA = {  # program or module -> what is added to its documented command
+    "hanamikoji-train": f"--stop-after 1 {QUICK_RUN} --no-progress",
+    "hanamikoji-exploit": f"--games 2 {QUICK_RUN} --no-progress",
+    "hanamikoji-eval": "--workers 1 --no-progress",
+    "hanamikoji_env.training.expert": "iterations=1 positions=32 eval_games=2 num_envs=8 rollout_steps=8 --no-progress",
+    "hanamikoji_env.training.train_sb3": "total_timesteps=256 n_envs=1 n_steps=128 batch_size=64 "
+    "snapshot_every=128 eval_episodes=2 eval_games=2 --no-progress",
+    "hanamikoji_env.training.train_rllib": "--batch 200 --num-cpus 1",
+}
+
+
+def documented_commands() -> list[tuple[str, str]]:
+    """Every command line of the pages' fenced shell blocks (continuations joined, comments
+    dropped) with its page, but those of blocks that run elsewhere and the clone's own set-up
+    (``pip install -e``)."""
+    commands = []
+    for page in PAGES:
+        for block in re.findall(r"```(?:bash|sh|shell)\n(.*?)```", page.read_text(), flags=re.S):
+            if block.lstrip().startswith(ELSEWHERE):
+                continue
+            for line in block.replace("\\\n", " ").splitlines():
+                command = re.sub(r"\s+#.*$", "", line).strip()
+                if command and not command.startswith("#") and "pip install -e" not in command:
+                    commands.append((page.name, command))
+    return commands
+
+
+def runnable(command: str) -> list[str]:
+    """A documented command as the test runs it: optional ``[...]`` parts dropped, budgets
+    shortened (:data:`SHORT`), quick settings added (:data:`EXTRA`), a server only asked for help."""
+    while re.search(r"\s\[[^\[\]]*\]", command):
+        command = re.sub(r"\s\[[^\[\]]*\]", "", command)
+    words = command.split()
+    program = words[2] if words[:2] == ["python", "-m"] else words[0]
+    if program in INTERACTIVE:
+        return [program, "--help"]
+    for pattern, short in SHORT:
+        command = re.sub(pattern, short, command)
+    extra = EXTRA.get(program, "")
+    if program == "hanamikoji-train" and "--resume" in command:
+        extra = "--stop-after 1 --no-progress"  # a resumed run takes no config overrides
+    elif program == "hanamikoji-train" and re.search(r"--config (from_scratch|ppo_selfplay)\b", command):
+        extra = f"{QUICK_RUN} total_decisions=64 imitation_decisions=32 --no-progress"  # a curriculum: each stage tiny
+    return [*command.split(), *extra.split()]
+
+
+def test_the_documented_commands_are_read_from_every_page() -> None:
+    """The extraction itself: commands of the README and the docs, none of a skipped block."""
+    commands = documented_commands()
+    pages = {page for page, _ in commands}
+    assert {"README.md", "training.md", "bots.md", "play.md", "openspiel.md"} <= pages, pages
+    assert not any(c.startswith(("ray ", "ruff ", "python -m pytest")) for _, c in commands), commands
+    assert runnable("hanamikoji-play --opponent heuristic [--seat 0|1] [--seed S]") == [
+        "hanamikoji-play",
+        "--help",
+    ]
+    assert runnable("hanamikoji-eval --players a b --games 1000")[:6] == ["hanamikoji-eval", "--players", "a", "b", "--games", "2"]  # fmt: skip
+
+
+@pytest.mark.slow
+def test_every_documented_command_runs_from_the_installed_wheel(installed: Installed, tmp_path) -> None:
+    """Each command of the pages' fenced blocks, exactly as written but shortened, from a folder
+    outside the repository with only the wheel installed: console scripts, ``hanamikoji_env``
+    modules, bundled config names and ``pretrained`` all resolve there (a ``python -m training.X``
+    or ``configs/quick.yaml`` would not).  A page's commands run in order in a folder of its
+    own, as its reader would run them (a ``--resume`` after its run, a second run beside the
+    first)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env["PATH"] = f"{installed.bin}{os.pathsep}{env['PATH']}"
+    failed = []
+    for page, command in documented_commands():
+        work = tmp_path / page  # a reader of that page, in a folder of their own
+        if not work.is_dir():
+            work.mkdir()
+            games = [
+                "--players",
+                "random",
+                "heuristic",
+                "--games",
+                "2",
+                "--save-games",
+                work,
+                "--no-progress",
+            ]
+            _run([installed.bin / "hanamikoji-eval", *games], work)  # games.jsonl, for `records verify`
+        args = runnable(command)
+        if args[0] == "python":
+            args[0] = str(installed.python)
+        out = subprocess.run(args, cwd=work, env=env, capture_output=True, text=True, timeout=600)
+        if out.returncode != 0:
+            failed.append(f"{page}: {command}\n  ran: {' '.join(args)}\n  {out.stderr.strip()[-600:]}")
+    assert not failed, "\n".join(failed)
 
 
 @pytest.mark.slow

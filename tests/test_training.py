@@ -11,16 +11,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+
+from hanamikoji_env.bots.policy import PolicyBot
+from hanamikoji_env.nn import PolicyNet, load_checkpoint, save_checkpoint
+from hanamikoji_env.stats import wilson
 from hanamikoji_env.training.config import Config, load_config
 from hanamikoji_env.training.curriculum import load_curriculum
 from hanamikoji_env.training.ppo import CHECKPOINT, POLICY, Trainer, TrainingDivergedError, gae, train
 from hanamikoji_env.training.selfplay import Opponents
 from hanamikoji_env.training.train import main as train_main
-
-from hanamikoji_env.bots.policy import PolicyBot
-from hanamikoji_env.nn import PolicyNet, load_checkpoint, save_checkpoint
-from hanamikoji_env.stats import wilson
-from hanamikoji_env.vector import VectorHanamikoji, random_actions
+from hanamikoji_env.vector import BatchEngine, random_actions
 
 TINY = {
     "num_envs": 16, "rollout_steps": 32, "hidden": 32, "layers": 1, "num_minibatches": 4, "update_epochs": 2,
@@ -303,9 +303,8 @@ def test_tiny_run_end_to_end(tmp_path) -> None:
 def test_the_periodic_evaluation_counts_wins_for_the_policy_not_its_opponent() -> None:
     """The shipped agent wins nearly every game against random; a random network loses most games
     against the heuristic: an evaluation that counted the other seat's wins would say otherwise."""
-    from hanamikoji_env.training.monitor import win_rate
-
     from hanamikoji_env.nn import load_policy
+    from hanamikoji_env.training.monitor import win_rate
 
     assert win_rate(load_policy("pretrained"), "random", 100, 1, 2, None) > 0.85
     torch.manual_seed(0)
@@ -563,7 +562,7 @@ def test_init_from_a_narrower_policy_widens_it_without_changing_its_play(tmp_pat
         Config.from_dict({**TINY, "hidden": 48, "init_from": str(tmp_path / "first" / POLICY)}), tmp_path
     )
     assert wide.model.config == {"hidden": 48, "layers": 1}
-    engine, rng = VectorHanamikoji(64, seed=5), np.random.default_rng(5)
+    engine, rng = BatchEngine(64, seed=5), np.random.default_rng(5)
     obs, mask, _ = engine.reset()
     for _ in range(12):  # the first turns of 64 games, every kind of decision
         (narrow_logits, narrow_value), (wide_logits, wide_value) = (
@@ -602,7 +601,7 @@ def test_the_snapshot_pool_plays_each_row_with_its_own_snapshot_in_one_batched_c
     torch.manual_seed(0)
     pool = OpponentPool(size=3)
     nets = [PolicyNet(32, 2) for _ in range(4)]
-    engine = VectorHanamikoji(40, seed=1)
+    engine = BatchEngine(40, seed=1)
     obs, mask, _ = engine.reset()
     for _ in range(7):  # positions with several decision kinds
         obs, mask, *_ = engine.step(random_actions(mask, np.random.default_rng(2)))
@@ -634,15 +633,15 @@ def test_a_frozen_checkpoint_opponent_plays_its_policy_in_one_batch(tmp_path) ->
     torch.manual_seed(0)
     net = PolicyNet(16, 1)
     save_checkpoint(tmp_path / "frozen.pt", net)
-    engine = VectorHanamikoji(64, seed=1)
+    engine = BatchEngine(64, seed=1)
     obs, mask, _ = engine.reset()
     greedy = net(torch.as_tensor(obs), torch.as_tensor(mask))[0].argmax(1).numpy()
 
     def play(spec: str, seed: int) -> np.ndarray:
         opponents = Opponents(64, 1, 0.0, {spec: 1.0}, 0, None)
         opponents.new_games(np.arange(64), np.random.default_rng(0))
-        actions = np.full(64, -1)
-        opponents.act(np.arange(64), obs, mask, actions, np.random.default_rng(seed), lambda *a: None, engine)
+        rng = np.random.default_rng(seed)
+        actions = opponents.moves(np.arange(64), obs, mask, rng=rng, sample=lambda *a: None, engine=engine)
         assert mask[np.arange(64), actions].all()
         return actions
 
@@ -713,8 +712,7 @@ def test_auto_threads_train_the_same_weights_as_one_thread(tmp_path) -> None:
         trainer = Trainer(cfg, tmp_path / str(threads))
         counts = set()
         for _ in range(4):
-            trainer.learn(trainer.collect())
-            counts.add(torch.get_num_threads())
+            counts.add(trainer.step()["torch_threads"])
         digests.append([v.clone() for v in trainer.model.state_dict().values()])
         if threads == "auto" and (os.cpu_count() or 1) > 1:
             assert len(counts) == 2  # both counts ran
@@ -782,7 +780,7 @@ def test_pretrained_names_the_shipped_agent_everywhere(tmp_path, monkeypatch) ->
 
 
 def test_a_run_folder_takes_one_trainer_at_a_time(tmp_path) -> None:
-    from hanamikoji_env.training.checkpoints import lock_run
+    from hanamikoji_env.training.run_folder import lock_run
 
     cfg = Config.from_dict({**TINY, "runs_dir": str(tmp_path)})
     run_dir = tmp_path / "busy"
@@ -880,3 +878,14 @@ def test_config_numbers_are_read_as_yaml_1_2(tmp_path) -> None:
     with pytest.raises(ValueError, match=r"an integer of 40 digits") as caught:
         load_config(path, ["seed=" + "1" * 40])
     assert "seed=" in str(caught.value)  # the override is named
+
+
+def test_a_minibatch_of_one_decision_trains_without_nan(tmp_path) -> None:
+    """Tiny settings (a few learner decisions, many minibatches) give minibatches of one decision:
+    their advantage has no spread, and normalizing it must not turn the loss into NaN."""
+    cfg = Config.from_dict({"num_envs": 2, "rollout_steps": 4, "num_minibatches": 8, "hidden": 16, "layers": 1,
+                            "pool_share": 0.0, "bot_shares": {}, "torch_threads": 1})  # fmt: skip
+    trainer = Trainer(cfg, tmp_path / "r")
+    for _ in range(3):
+        stats = trainer.step()
+        assert np.isfinite(stats["policy_loss"]), stats

@@ -10,11 +10,11 @@ from helpers import DECK_1, DECK_2, ROUND_2_SCRIPT, round_1_script
 
 from hanamikoji_env import raw_env, rules
 from hanamikoji_env.observation import OBS_SIZE
-from hanamikoji_env.vector import HanamikojiVectorEnv, VectorHanamikoji, random_actions
+from hanamikoji_env.vector import BatchEngine, HanamikojiVectorEnv, random_actions
 
 
 def test_scripted_game_outcome_matches_the_hand_worked_result() -> None:
-    v = VectorHanamikoji(2)
+    v = BatchEngine(2)
     script = round_1_script() + ROUND_2_SCRIPT
     _obs, mask, to_play = v.reset(decks=[[DECK_1, DECK_2], [DECK_1, DECK_2]])
     for k, a in enumerate(script):
@@ -29,20 +29,20 @@ def test_scripted_game_outcome_matches_the_hand_worked_result() -> None:
 
 
 def test_reset_shapes_and_seeding() -> None:
-    v = VectorHanamikoji(16, seed=5)
+    v = BatchEngine(16, seed=5)
     obs, mask, to_play = v.reset()
     assert obs.shape == (16, OBS_SIZE) and obs.dtype == np.float32
     assert mask.shape == (16, 23) and mask.dtype == np.int8
     assert to_play.shape == (16,) and to_play.dtype == np.int8 and (to_play == 0).all()
-    again = VectorHanamikoji(16, seed=5).reset()
+    again = BatchEngine(16, seed=5).reset()
     assert all(np.array_equal(x, y) for x, y in zip((obs, mask, to_play), again, strict=True))
-    other = VectorHanamikoji(16, seed=6).reset()
+    other = BatchEngine(16, seed=6).reset()
     assert not np.array_equal(obs, other[0])
 
 
 def test_trajectories_are_deterministic() -> None:
     def run(seed: int) -> list[np.ndarray]:
-        v = VectorHanamikoji(32, seed=seed)
+        v = BatchEngine(32, seed=seed)
         rng = np.random.default_rng(0)
         obs, mask, _ = v.reset()
         out = []
@@ -56,7 +56,7 @@ def test_trajectories_are_deterministic() -> None:
 
 
 def test_illegal_actions_name_the_envs_and_step_nothing() -> None:
-    v = VectorHanamikoji(4, seed=0)
+    v = BatchEngine(4, seed=0)
     _obs, mask, _ = v.reset()
     actions = random_actions(mask, np.random.default_rng(0))
     bad = actions.copy()
@@ -68,7 +68,7 @@ def test_illegal_actions_name_the_envs_and_step_nothing() -> None:
     ):
         v.step(bad)
     obs2, *_ = v.step(actions)  # the same legal step still works: nothing had moved
-    twin = VectorHanamikoji(4, seed=0)
+    twin = BatchEngine(4, seed=0)
     twin.reset()
     assert np.array_equal(obs2, twin.step(actions)[0])
 
@@ -82,7 +82,7 @@ def test_illegal_actions_name_the_envs_and_step_nothing() -> None:
     ],
 )
 def test_bad_action_arrays(actions, message) -> None:
-    v = VectorHanamikoji(4, seed=0)
+    v = BatchEngine(4, seed=0)
     v.reset()
     with pytest.raises(ValueError, match=message):
         v.step(actions)
@@ -90,14 +90,14 @@ def test_bad_action_arrays(actions, message) -> None:
 
 def test_step_before_reset_and_bad_arguments() -> None:
     with pytest.raises(RuntimeError, match="reset"):
-        VectorHanamikoji(2).step(np.zeros(2, dtype=np.int64))
+        BatchEngine(2).step(np.zeros(2, dtype=np.int64))
     for bad in (0, -3, 2.0, True):
         with pytest.raises(ValueError, match="num_envs"):
-            VectorHanamikoji(bad)  # type: ignore[arg-type]
+            BatchEngine(bad)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="round_limit"):
-        VectorHanamikoji(2, round_limit=0)
+        BatchEngine(2, round_limit=0)
     with pytest.raises(ValueError, match="seed"):
-        VectorHanamikoji(2, seed=-1)
+        BatchEngine(2, seed=-1)
 
 
 @pytest.mark.parametrize(
@@ -125,7 +125,7 @@ def test_step_before_reset_and_bad_arguments() -> None:
     ],
 )
 def test_bad_decks(decks, message) -> None:
-    v = VectorHanamikoji(2, seed=4)
+    v = BatchEngine(2, seed=4)
     v.reset()
     before = v.get_state()
     with pytest.raises(ValueError, match=message):
@@ -135,7 +135,7 @@ def test_bad_decks(decks, message) -> None:
 
 
 def test_out_of_range_actions_are_reported_as_given() -> None:
-    v = VectorHanamikoji(2, seed=0)
+    v = BatchEngine(2, seed=0)
     _, mask, _ = v.reset()
     actions = random_actions(mask, np.random.default_rng(0)).astype(np.uint64)
     actions[1] = np.uint64(2**63)
@@ -149,7 +149,7 @@ def test_scripted_decks_apply_to_the_first_game_only_and_ragged_lists_work() -> 
     e = raw_env()
     e.reset(options={"decks": [DECK_1]})
     first_obs = e.observe("player_0")["observation"]
-    v = VectorHanamikoji(2, seed=0)
+    v = BatchEngine(2, seed=0)
     obs, mask, _ = v.reset(decks=[[DECK_1, DECK_2], []])
     assert np.array_equal(obs[0], first_obs)
     assert not np.array_equal(obs[1], first_obs)  # env 1 has no script: shuffled
@@ -325,12 +325,12 @@ def test_gymnasiums_observation_wrappers_refuse_same_step_mode(name: str) -> Non
 
 def test_get_and_set_state_continue_identically() -> None:
     rng = np.random.default_rng(0)
-    v = VectorHanamikoji(16, seed=4)
+    v = BatchEngine(16, seed=4)
     _, mask, _ = v.reset()
     for _ in range(100):
         _, mask, *_ = v.step(random_actions(mask, rng))
     saved = v.get_state()
-    twin = VectorHanamikoji(16, seed=999)
+    twin = BatchEngine(16, seed=999)
     _, mask_t, _ = twin.set_state(saved)
     assert np.array_equal(mask_t, mask)
     a, b = [], []
@@ -343,4 +343,13 @@ def test_get_and_set_state_continue_identically() -> None:
         b.append(o2)
     assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
     with pytest.raises(ValueError, match="shape"):
-        VectorHanamikoji(3).set_state(saved)
+        BatchEngine(3).set_state(saved)
+
+
+def test_the_engine_s_old_name_still_imports_with_a_deprecation_warning() -> None:
+    import hanamikoji_env
+    from hanamikoji_env import vector
+
+    for module in (hanamikoji_env, vector):
+        with pytest.warns(DeprecationWarning, match="VectorHanamikoji is now BatchEngine"):
+            assert module.VectorHanamikoji is BatchEngine

@@ -17,7 +17,7 @@ from hanamikoji_env.games import play_game
 from hanamikoji_env.nn import CheckpointError, PolicyNet, load_checkpoint, save_checkpoint
 from hanamikoji_env.observation import OBS_SIZE
 from hanamikoji_env.rules import RULES_VERSION, shuffled_deck
-from hanamikoji_env.vector import VectorHanamikoji, random_actions
+from hanamikoji_env.vector import BatchEngine, random_actions
 
 
 def test_a_new_version_runs_in_the_env_and_the_batch_engine_alike(v2) -> None:
@@ -26,7 +26,7 @@ def test_a_new_version_runs_in_the_env_and_the_batch_engine_alike(v2) -> None:
     rng = np.random.default_rng(0)
     decks = [shuffled_deck(rng) for _ in range(20)]
     e.reset(seed=3, options={"decks": decks})
-    venv = VectorHanamikoji(1, seed=0, observation_version=2)
+    venv = BatchEngine(1, seed=0, observation_version=2)
     venv.reset(decks=[decks])
     for _ in range(60):
         obs = e.observe(e.agent_selection)
@@ -89,7 +89,7 @@ def test_checkpoints_load_whatever_the_package_version(tmp_path) -> None:
 def test_unknown_observation_versions_are_refused_everywhere() -> None:
     for make in (
         lambda: raw_env(observation_version=3),
-        lambda: VectorHanamikoji(2, observation_version=3),
+        lambda: BatchEngine(2, observation_version=3),
         lambda: PolicyNet(16, 1, observation_version=3),
         lambda: observation.observation_space(True),
     ):
@@ -123,7 +123,7 @@ def test_training_opponents_each_read_their_own_version(v2) -> None:
     re-encoding for the bot must not hand the snapshot version-2 views."""
     from hanamikoji_env.training.selfplay import Opponents
 
-    engine = VectorHanamikoji(64, seed=1)
+    engine = BatchEngine(64, seed=1)
     obs, mask, _ = engine.reset()
     opponents = Opponents(64, 2, 0.5, {"random": 0.5}, 0, None)
     opponents.pool.add(PolicyNet(16, 1))
@@ -138,7 +138,8 @@ def test_training_opponents_each_read_their_own_version(v2) -> None:
 
     opponents.pool.logits = spy
     rows = np.flatnonzero(opponents.code != -1)
-    actions = np.full(64, -1)
-    opponents.act(rows, obs, mask, actions, np.random.default_rng(0), lambda lg: lg.argmax(1).numpy(), engine)
-    assert seen == [OBS_SIZE] and (actions[rows] >= 0).all()
+    moves = opponents.moves(
+        rows, obs, mask, rng=np.random.default_rng(0), sample=lambda lg: lg.argmax(1).numpy(), engine=engine
+    )
+    assert seen == [OBS_SIZE] and mask[rows, moves].all()
     assert set(opponents.code[rows]) >= {0, opponents.schedule.bot_code("random")}

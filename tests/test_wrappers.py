@@ -12,7 +12,7 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 from hanamikoji_env.bots import HeuristicBot, RandomBot
 from hanamikoji_env.nn import PolicyNet, save_checkpoint
 from hanamikoji_env.stats import wilson
-from hanamikoji_env.vector import VectorHanamikoji, random_actions
+from hanamikoji_env.vector import BatchEngine, random_actions
 from hanamikoji_env.wrappers import OpponentError, SingleAgentEnv
 
 
@@ -257,7 +257,7 @@ def test_gymnasium_make_builds_the_single_agent_env_by_its_id() -> None:
 def test_random_actions_give_finished_rows_an_action_the_engine_ignores() -> None:
     """With ``autoreset=False`` finished games stay finished, their masks all zero; the package's
     own ``random_actions`` steps them as documented (their actions are ignored)."""
-    engine = VectorHanamikoji(4, seed=0, autoreset=False)
+    engine = BatchEngine(4, seed=0, autoreset=False)
     _, mask, _ = engine.reset()
     rng = np.random.default_rng(0)
     finished = np.zeros(4, bool)

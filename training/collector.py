@@ -1,6 +1,6 @@
 """The acting half of PPO self-play: rollouts of the batch engine against the run's opponents.
 
-A :class:`Collector` owns a slice of the run's games (a :class:`VectorHanamikoji`
+A :class:`Collector` owns a slice of the run's games (a :class:`BatchEngine`
 of ``num_envs`` rows on the CPU), who plays the other seat of each
 (:class:`training.selfplay.Opponents`), the shaping potentials and the
 generators of collection.  :meth:`Collector.collect` plays ``rollout_steps``
@@ -20,15 +20,15 @@ from typing import Any
 
 import numpy as np
 import torch
-from hanamikoji_env.training.config import Config
-from hanamikoji_env.training.critic import Values
-from hanamikoji_env.training.imitation import Teacher
-from hanamikoji_env.training.selfplay import Opponents
 
 from hanamikoji_env import rules
 from hanamikoji_env.nn import PolicyNet
 from hanamikoji_env.rules import VALUES
-from hanamikoji_env.vector import VectorHanamikoji
+from hanamikoji_env.training.config import Config
+from hanamikoji_env.training.critic import Values
+from hanamikoji_env.training.imitation import Teacher
+from hanamikoji_env.training.selfplay import Opponents
+from hanamikoji_env.vector import BatchEngine
 
 
 class Collector:
@@ -49,7 +49,7 @@ class Collector:
         """Opponents, seats and bot seeds (the local trainer shares it for its minibatches)."""
         self.gen = gen
         """Action sampling (on the CPU, whatever the model's device)."""
-        self.engine = VectorHanamikoji(num_envs, engine_seed, cfg.round_limit, cfg.observation_version)
+        self.engine = BatchEngine(num_envs, engine_seed, cfg.round_limit, cfg.observation_version)
         self.opponents = Opponents(
             num_envs, cfg.pool_size, cfg.pool_share, cfg.bot_shares, bot_seed, cfg.round_limit
         )
@@ -111,8 +111,14 @@ class Collector:
                     if teacher_share:
                         played = self.rng.random(rows.size) < teacher_share
                         actions[rows[played]] = moves[played]
-            self.opponents.act(
-                np.flatnonzero(~learner), self.obs, self.mask, actions, self.rng, self._draw, self.engine
+            others = np.flatnonzero(~learner)
+            actions[others] = self.opponents.moves(
+                others,
+                self.obs,
+                self.mask,
+                rng=self.rng,
+                sample=self._sample_snapshot_moves,
+                engine=self.engine,
             )
             buf["obs"][t], buf["mask"][t] = self.obs, self.mask
             buf["action"][t], buf["learner"][t], buf["seat"][t] = actions, learner, seats
@@ -136,7 +142,7 @@ class Collector:
         action = self._pick(logp_all)
         return action.numpy(), logp_all.gather(1, action[:, None]).squeeze(1).numpy(), value.cpu().numpy()
 
-    def _draw(self, logits: torch.Tensor) -> np.ndarray:
+    def _sample_snapshot_moves(self, logits: torch.Tensor) -> np.ndarray:
         """How snapshot opponents play: actions sampled from their masked ``logits``."""
         return self._pick(torch.log_softmax(logits, -1).cpu()).numpy()
 

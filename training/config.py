@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from hanamikoji_env.training.imitation import check_teacher
 
 from hanamikoji_env.bots.spec import did_you_mean, parse_player
 from hanamikoji_env.excerpt import clip, short
@@ -22,6 +21,7 @@ from hanamikoji_env.heldout import check_trainable
 from hanamikoji_env.nn import DEVICE_PATTERN, MAX_HIDDEN, MAX_LAYERS
 from hanamikoji_env.observation import get_version
 from hanamikoji_env.pretrained import resolve_checkpoint
+from hanamikoji_env.training.imitation import check_teacher
 
 MAX_CONFIG_BYTES = 1 << 20
 """A config file larger than this (1 MiB) is refused unread."""

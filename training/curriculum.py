@@ -22,10 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hanamikoji_env.training.checkpoints import CHECKPOINT, POLICY
-from hanamikoji_env.training.config import MAX_ITEMS, Config, parse_overrides, read_yaml, short
-
 from hanamikoji_env.nn import load_checkpoint
+from hanamikoji_env.training.config import MAX_ITEMS, Config, parse_overrides, read_yaml, short
+from hanamikoji_env.training.run_folder import CHECKPOINT, POLICY
 
 
 @dataclass(frozen=True)

@@ -33,11 +33,11 @@ from typing import Any
 import numba
 import numpy as np
 import torch
+
+from hanamikoji_env.nn import PolicyNet
 from hanamikoji_env.training.collector import Collector
 from hanamikoji_env.training.config import Config
 from hanamikoji_env.training.critic import OracleCritic, Values
-
-from hanamikoji_env.nn import PolicyNet
 
 START_TIMEOUT = 180
 """Seconds to wait for the workers to start (importing torch and the engine) before giving up."""

@@ -1,6 +1,6 @@
 """Expert iteration: the policy learns the moves of a search over itself.
 
-    python -m training.expert --config configs/expert.yaml [key=value ...]
+    python -m hanamikoji_env.training.expert --config expert [key=value ...]
 
 Each iteration
 
@@ -40,15 +40,15 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from tqdm import tqdm
+
+from hanamikoji_env.bots.psearch import candidate_moves, search_values
+from hanamikoji_env.nn import PolicyNet, load_policy, policy_probs, save_checkpoint
 from hanamikoji_env.training.collector import Collector
 from hanamikoji_env.training.config import RANGES as PPO_RANGES
 from hanamikoji_env.training.config import Config, Range, check_ranges, dataclass_from_dict, read_yaml
 from hanamikoji_env.training.critic import Values
 from hanamikoji_env.training.monitor import win_rate
-from tqdm import tqdm
-
-from hanamikoji_env.bots.psearch import candidate_moves, policy_probs, search_values
-from hanamikoji_env.nn import PolicyNet, load_policy, save_checkpoint
 
 RANGES: dict[str, Range] = {
     "iterations": (1, 10_000, False),
@@ -228,7 +228,9 @@ def run(cfg: ExpertConfig, progress: bool = True) -> Path:
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(prog="python -m training.expert", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m hanamikoji_env.training.expert", description=__doc__.split("\n\n")[0]
+    )
     p.add_argument("--config", default=None, help="a YAML file of ExpertConfig keys")
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("overrides", nargs="*", metavar="key=value")

@@ -25,6 +25,10 @@ from __future__ import annotations
 
 import numpy as np
 import torch
+
+from hanamikoji_env.actions import NUM_ACTIONS
+from hanamikoji_env.bots.base import Bot
+from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.training.selfplay import (
     GameStates,
     bot_moves,
@@ -32,13 +36,7 @@ from hanamikoji_env.training.selfplay import (
     states_to_lists,
     views_for,
 )
-
-from hanamikoji_env.actions import NUM_ACTIONS
-from hanamikoji_env.bots.base import Bot
-from hanamikoji_env.bots.policy import PolicyBot
-from hanamikoji_env.bots.psearch import policy_probs
-from hanamikoji_env.bots.spec import parse_player
-from hanamikoji_env.vector import VectorHanamikoji
+from hanamikoji_env.vector import BatchEngine
 
 
 def check_teacher(spec: str, load: bool = True) -> None:
@@ -64,20 +62,20 @@ class Teacher:
         """Env -> the teacher's game state there (SearchBot's plan for the turn)."""
 
     def targets(
-        self, engine: VectorHanamikoji, obs: np.ndarray, mask: np.ndarray, rows: np.ndarray,
+        self, engine: BatchEngine, obs: np.ndarray, mask: np.ndarray, rows: np.ndarray,
         rng: np.random.Generator,
     ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
         """For the decisions ``rows`` of the batch (``obs``, ``mask``: the engine's version): the
         teacher's moves ``[R]`` and target distributions ``[R, 23]`` (one-hot, or a checkpoint's
         policy)."""
-        seen, legal = views_for(self.bot, engine, obs, mask)
-        target = np.zeros((rows.size, NUM_ACTIONS), np.float32)
-        if isinstance(self.bot, PolicyBot):  # soft targets: the checkpoint's whole distribution
-            with torch.no_grad():
-                target[:] = policy_probs(self.bot.model, seen[rows], legal[rows])
+        seen, legal = views_for(self.bot, engine, obs[rows], mask[rows], rows)
+        probs = self.bot.move_probabilities(seen, legal)
+        if probs is not None:  # soft targets: a checkpoint's whole distribution
+            target = probs.astype(np.float32)
             return target.argmax(1), target
+        target = np.zeros((rows.size, NUM_ACTIONS), np.float32)
         self.bot.seed(int(rng.integers(2**31)))  # its draws from the run's generator
-        moves = bot_moves(self.bot, seen[rows], legal[rows], rows, self.states)
+        moves = bot_moves(self.bot, seen, legal, rows, self.states)
         target[np.arange(rows.size), moves] = 1.0
         return moves, target
 

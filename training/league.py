@@ -30,11 +30,10 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from hanamikoji_env.training.checkpoints import POLICY
-from hanamikoji_env.training.config import Config, read_yaml
-from hanamikoji_env.training.selfplay import SNAPSHOTS
-
 from hanamikoji_env.files import replace_atomically
+from hanamikoji_env.training.config import Config, read_yaml
+from hanamikoji_env.training.run_folder import POLICY
+from hanamikoji_env.training.selfplay import SNAPSHOTS
 
 MEMORY = 0.98
 """Each update, the results so far count this much: an opponent's win rate follows about its

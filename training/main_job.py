@@ -1,6 +1,6 @@
 """The main job: a short PPO self-play run, then a tournament against the baseline bots.
 
-    python -m training.main_job [--games 100] [--seed 0] [--config quick]
+    python -m hanamikoji_env.training.main_job [--games 100] [--seed 0] [--config quick]
 
 Trains the bundled ``quick`` config (``configs/quick.yaml``) into a new folder
 ``runs/quick/<date-time>`` and plays the result, the shipped agent (``pretrained``)
@@ -24,14 +24,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from hanamikoji_env.training.checkpoints import describe_kept
-from hanamikoji_env.training.config import Config, config_path, load_config
-from hanamikoji_env.training.ppo import POLICY, Trainer, train
-
 from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.first_run import announce, parts_for
 from hanamikoji_env.games import play_game
 from hanamikoji_env.tournament import Interrupted, format_table, run_tournament, write_outputs
+from hanamikoji_env.training.config import Config, config_path, load_config
+from hanamikoji_env.training.ppo import POLICY, Trainer, train
+from hanamikoji_env.training.run_folder import describe_kept
 
 PLAYERS = ["random", "heuristic", "search", "pretrained"]
 """The trained policy's opponents in the tournament."""
@@ -59,7 +58,9 @@ def estimate_seconds(cfg: Config, games: int) -> float:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m training.main_job", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m hanamikoji_env.training.main_job", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--games", type=int, default=100, help="mirrored games per pair in the tournament")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--config", default="quick", help="a YAML file or a bundled config (default: quick)")

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from hanamikoji_env.training.selfplay import bot_moves, make_bot, views_for
 
+from hanamikoji_env.games import play_batch
 from hanamikoji_env.nn import PolicyNet
-from hanamikoji_env.vector import VectorHanamikoji
+from hanamikoji_env.training.selfplay import bot_moves, make_bot, views_for
+from hanamikoji_env.vector import BatchEngine
 
 CURVE = "curve.csv"
 """The run's curve: a row per evaluation."""
@@ -55,25 +56,17 @@ def win_rate(
 ) -> float:
     """Win rate (draws half) of ``model``'s greedy policy against the bot ``bot_spec`` over
     ``games`` games, half in each seat (deals from ``seed``)."""
-    engine = VectorHanamikoji(games, seed, round_limit, model.observation_version)
+    engine = BatchEngine(games, seed, round_limit, model.observation_version)
     bot = make_bot(bot_spec, bot_seed, round_limit)
-    obs, mask, to_play = engine.reset()
-    my_seat = np.arange(games) % 2
-    result = np.full(games, np.nan)
     states: dict[int, tuple[int, ...]] = {}
-    while np.isnan(result).any():
-        actions = np.zeros(games, np.int64)
-        mine = to_play == my_seat
-        if mine.any():
-            logits, _ = model(torch.as_tensor(obs[mine]), torch.as_tensor(mask[mine]))
-            actions[mine] = logits.argmax(1).numpy()
-        over = ~mine & ~np.isnan(result)  # finished games play on (auto-reset): any legal move
-        actions[over] = mask[over].argmax(1)
-        theirs = np.flatnonzero(~mine & np.isnan(result))
-        if theirs.size:
-            seen, legal = views_for(bot, engine, obs, mask)
-            actions[theirs] = bot_moves(bot, seen[theirs], legal[theirs], theirs, states)
-        obs, mask, to_play, rewards, done, _ = engine.step(actions)
-        first = done & np.isnan(result)
-        result[first] = rewards[first, my_seat[first]]
+
+    def greedy(obs: np.ndarray, mask: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        logits, _ = model(torch.as_tensor(obs), torch.as_tensor(mask))
+        return logits.argmax(1).numpy()
+
+    def opponent(obs: np.ndarray, mask: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        seen, legal = views_for(bot, engine, obs, mask, rows)
+        return bot_moves(bot, seen, legal, rows, states)
+
+    result = play_batch(engine, (greedy, opponent), np.arange(games) % 2)
     return float(((result > 0) + 0.5 * (result == 0)).mean())

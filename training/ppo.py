@@ -48,15 +48,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
-from hanamikoji_env.training.checkpoints import CHECKPOINT, POLICY, check_resumable, lock_run
-from hanamikoji_env.training.collector import Collector, gae
-from hanamikoji_env.training.config import Config
-from hanamikoji_env.training.critic import OracleCritic, Values
-from hanamikoji_env.training.imitation import imitation_loss, teacher_share
-from hanamikoji_env.training.league import RECENT, League, exploiter_config, exploiter_folder, freeze_target
-from hanamikoji_env.training.monitor import CURVE, Curve, win_rate
-from hanamikoji_env.training.selfplay import SNAPSHOTS
-from hanamikoji_env.training.threads import ThreadChooser
 from torch import nn
 
 from hanamikoji_env.files import remove_stale_temporaries
@@ -71,6 +62,15 @@ from hanamikoji_env.nn import (
     save_checkpoint,
     widen,
 )
+from hanamikoji_env.training.collector import Collector, gae
+from hanamikoji_env.training.config import Config
+from hanamikoji_env.training.critic import OracleCritic, Values
+from hanamikoji_env.training.imitation import imitation_loss, teacher_share
+from hanamikoji_env.training.league import RECENT, League, exploiter_config, exploiter_folder, freeze_target
+from hanamikoji_env.training.monitor import CURVE, Curve, win_rate
+from hanamikoji_env.training.run_folder import CHECKPOINT, POLICY, check_resumable, lock_run
+from hanamikoji_env.training.selfplay import SNAPSHOTS
+from hanamikoji_env.training.threads import ThreadChooser
 
 if TYPE_CHECKING:
     from hanamikoji_env.training.distributed import RayCollectors
@@ -112,7 +112,6 @@ class Trainer:
         """``torch_threads: auto``: the thread count of each update, by measured speed."""
         if self.threads is None:
             torch.set_num_threads(int(cfg.torch_threads))
-        self._timing = (1, 0.0, 0)  # the running update's (threads, start time, decisions before)
         torch.manual_seed(cfg.seed)  # network initialisation only
         # on the device before any optimizer state exists: loaded state follows the weights there
         self.model = PolicyNet(cfg.hidden, cfg.layers, cfg.observation_version).to(self.device)
@@ -154,6 +153,8 @@ class Trainer:
         self.apply_league_shares()
         self.update = self.decisions = self.games = 0
         self.seconds = 0.0
+        self._ticked = time.perf_counter()
+        """When :meth:`tick` last counted wall time into ``seconds``."""
         """Wall time the run has trained, evaluations and saves included, over every resume."""
         self.saved_update = 0
         """The update of the newest checkpoint on disk."""
@@ -162,8 +163,6 @@ class Trainer:
     def collect(self) -> dict[str, np.ndarray]:
         """One rollout of every collector, with per-seat GAE (see :class:`Collector`); it starts
         an update, which :meth:`learn` ends."""
-        count = self.threads.threads() if self.threads is not None else torch.get_num_threads()
-        self._timing = (count, time.perf_counter(), self.decisions)
         share = None  # after the warm start: PPO's rollouts
         if self.imitating:
             share = teacher_share(self.cfg.teacher_play, self.decisions, self.cfg.imitation_decisions)
@@ -171,6 +170,28 @@ class Trainer:
         self.decisions += int(buf["learner"].sum())
         self.games += int(buf["done"].sum())
         return buf
+
+    def step(self) -> dict[str, float]:
+        """One update: a rollout collected and learned from, counted, and timed (its speed in
+        the statistics; with ``torch_threads: auto`` each update tries or keeps a thread count
+        by that speed)."""
+        count = self.threads.threads() if self.threads is not None else torch.get_num_threads()
+        start, before = time.perf_counter(), self.decisions
+        stats = self.learn(self.collect())
+        seconds = time.perf_counter() - start
+        if self.threads is not None:
+            self.threads.record(count, self.decisions - before, seconds)
+        self.update += 1
+        return {**stats, "torch_threads": count, "decisions_per_second": (self.decisions - before) / seconds}
+
+    def tick(self, counted: bool = True) -> float:
+        """The run's wall time trained (over every resume), counted up to now; with ``counted``
+        False the time since the last tick is left out (setup, not training)."""
+        now = time.perf_counter()
+        if counted:
+            self.seconds += now - self._ticked
+        self._ticked = now
+        return self.seconds
 
     @property
     def imitating(self) -> bool:
@@ -227,7 +248,7 @@ class Trainer:
                 logp_all = torch.log_softmax(logits, -1)  # illegal actions: about -1e9, probability 0
                 logp = logp_all.gather(1, mb["action"][:, None]).squeeze(1)
                 ratio = (logp - mb["logp"]).exp()
-                adv = (mb["advantage"] - mb["advantage"].mean()) / (mb["advantage"].std() + 1e-8)
+                adv = normalized(mb["advantage"])
                 pg_loss = torch.max(
                     -adv * ratio, -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)
                 ).mean()
@@ -298,10 +319,6 @@ class Trainer:
         var = float(np.var(y))
         out["explained_variance"] = float("nan") if var == 0 else 1 - float(np.var(y - pred)) / var
         out["learning_rate"] = self.optimizer.param_groups[0]["lr"]
-        count, start, before = self._timing
-        out["torch_threads"] = count
-        if self.threads is not None:
-            self.threads.record(count, self.decisions - before, time.perf_counter() - start)
         return out
 
     def _value_loss(self, value: torch.Tensor, old: torch.Tensor, returns: torch.Tensor) -> torch.Tensor:
@@ -353,7 +370,8 @@ class Trainer:
               file=sys.stderr, flush=True)  # fmt: skip
         exploiter = train(cfg, folder, resume=resume, progress=progress)
         rate = exploiter.last_eval.get(cfg.eval_bots[0], float("nan"))
-        self.seconds += exploiter.seconds  # the league's wall time includes its exploiters'
+        self.tick(counted=False)
+        self.seconds += exploiter.seconds  # the league's wall time includes its exploiters' (every resume)
         league.exploiters.append(f"ckpt:{folder / POLICY}")
         league.exploiter_rates.append(rate)
         league.pending = 0
@@ -487,6 +505,13 @@ def train(
     return trainer
 
 
+def normalized(advantage: torch.Tensor) -> torch.Tensor:
+    """A minibatch's advantages to mean 0 and standard deviation 1 (PPO's usual normalization);
+    a minibatch of one decision, whose spread is undefined, is only centred (to 0)."""
+    centred = advantage - advantage.mean()
+    return centred / (advantage.std() + 1e-8) if advantage.numel() > 1 else centred
+
+
 def warm_start_only(cfg: Config) -> str:
     """The warning of a run that ends in its warm start (allowed: imitation alone is an experiment)."""
     return (
@@ -538,72 +563,94 @@ def _loop(
     trainer: Trainer, cfg: Config, run_dir: Path, curve: Curve, progress: bool, stop_after: int | None,
     stop: StopRequest,
 ) -> None:  # fmt: skip
-    """:func:`train`'s updates: collect, learn, snapshot, evaluate, save, log."""
-    from torch.utils.tensorboard import SummaryWriter
-    from tqdm import tqdm
-
-    writer = SummaryWriter(str(run_dir / "tb"))
-    bar = tqdm(total=cfg.total_decisions, initial=min(trainer.decisions, cfg.total_decisions), unit="dec",
-               disable=not progress, smoothing=0.1)  # fmt: skip
+    """:func:`train`'s updates, each followed by the run's periodic jobs: a snapshot joins the
+    opponents, an evaluation, a save, a league's exploiter; :class:`Report` shows the numbers."""
+    report = Report(run_dir, cfg, trainer, curve, progress)
+    trainer.tick(counted=False)  # the time before the first update is setup, not training
     updates_done = 0
-    while trainer.decisions < cfg.total_decisions and (stop_after is None or updates_done < stop_after):
-        start, before = time.perf_counter(), trainer.decisions
-        buf = trainer.collect()
-        try:
-            stats = trainer.learn(buf)
-        except TrainingDivergedError as e:
-            bar.close()
-            writer.close()
-            kept = run_dir / CHECKPOINT
-            raise TrainingDivergedError(
-                f"{e}; stopped without saving it. The last good checkpoint is {kept}"
-                + (f" (update {trainer.saved_update})" if kept.is_file() else " (none was saved yet)")
-                + ": lower learning_rate / ent_coef, or check the config"
-            ) from None
-        phase = "imitation" if "imitation_loss" in stats else "ppo"
-        trainer.update += 1
-        updates_done += 1
-        if trainer.update % cfg.snapshot_every == 0:
-            trainer.add_snapshot()
-        elapsed = time.perf_counter() - start
-        stats["decisions_per_second"] = (trainer.decisions - before) / elapsed
+    try:
+        while trainer.decisions < cfg.total_decisions and (stop_after is None or updates_done < stop_after):
+            before = trainer.decisions
+            stats = _update(trainer, run_dir)
+            updates_done += 1
+            report.update(stats)
+            finished = trainer.decisions >= cfg.total_decisions or updates_done == stop_after
+            if trainer.update % cfg.snapshot_every == 0:
+                trainer.add_snapshot()
+            if ((cfg.eval_every and trainer.update % cfg.eval_every == 0) or finished) and not stop.requested:
+                trainer.last_eval.update(trainer.evaluations())
+                report.evaluation(stats)
+            if trainer.update % cfg.checkpoint_every == 0 or finished or stop.requested:
+                trainer.tick()
+                trainer.save()
+                if stop.requested:
+                    raise KeyboardInterrupt
+            if trainer.league is not None and trainer.league.due(trainer.decisions) and not finished:
+                trainer.tick()
+                trainer.train_exploiter(progress)  # counts its own time into trainer.seconds
+            report.progress(stats, trainer.decisions - before)
+    finally:
+        trainer.tick()
+        report.close()
+
+
+def _update(trainer: Trainer, run_dir: Path) -> dict[str, float]:
+    """One update (:meth:`Trainer.step`); a divergence says which checkpoint is the last good one."""
+    try:
+        return trainer.step()
+    except TrainingDivergedError as e:
+        kept = run_dir / CHECKPOINT
+        raise TrainingDivergedError(
+            f"{e}; stopped without saving it. The last good checkpoint is {kept}"
+            + (f" (update {trainer.saved_update})" if kept.is_file() else " (none was saved yet)")
+            + ": lower learning_rate / ent_coef, or check the config"
+        ) from None
+
+
+class Report:
+    """Where a run's numbers go: TensorBoard (``tb/``), the progress bar and ``curve.csv``."""
+
+    def __init__(self, run_dir: Path, cfg: Config, trainer: Trainer, curve: Curve, progress: bool) -> None:
+        from torch.utils.tensorboard import SummaryWriter
+        from tqdm import tqdm
+
+        self.trainer, self.curve = trainer, curve
+        self.writer = SummaryWriter(str(run_dir / "tb"))
+        self.bar = tqdm(total=cfg.total_decisions, initial=min(trainer.decisions, cfg.total_decisions),
+                        unit="dec", disable=not progress, smoothing=0.1)  # fmt: skip
+
+    @staticmethod
+    def phase(stats: dict[str, float]) -> str:
+        """``imitation`` (the warm start) or ``ppo``: which kind of update made ``stats``."""
+        return "imitation" if "imitation_loss" in stats else "ppo"
+
+    def update(self, stats: dict[str, float]) -> None:
+        """An update's statistics, and the league's per-opponent scores, to TensorBoard."""
+        t = self.trainer
+        group = "imitation" if self.phase(stats) == "imitation" else "train"
         for key, value in stats.items():
-            writer.add_scalar(
-                f"{'imitation' if phase == 'imitation' else 'train'}/{key}", value, trainer.decisions
-            )
-        for key, value in trainer.fold_league().items():
-            writer.add_scalar(f"league/{key}", value, trainer.decisions)
-        finished = trainer.decisions >= cfg.total_decisions or updates_done == stop_after
-        if ((cfg.eval_every and trainer.update % cfg.eval_every == 0) or finished) and not stop.requested:
-            trainer.last_eval.update(trainer.evaluations())
-            for name, rate in trainer.last_eval.items():
-                writer.add_scalar(f"eval/win_rate_vs_{name}", rate, trainer.decisions)
-            trainer.seconds += time.perf_counter() - start
-            start = time.perf_counter()
-            curve.add(trainer.seconds, trainer.update, trainer.decisions, phase, trainer.last_eval)
-        if trainer.update % cfg.checkpoint_every == 0 or finished or stop.requested:
-            trainer.seconds += time.perf_counter() - start
-            start = time.perf_counter()
-            trainer.save()
-            if stop.requested:
-                bar.close()
-                writer.close()
-                raise KeyboardInterrupt
-        if trainer.league is not None and trainer.league.due(trainer.decisions) and not finished:
-            start = time.perf_counter()
-            trainer.train_exploiter(progress)  # counts its own time into trainer.seconds
-            start = time.perf_counter()
-        trainer.seconds += time.perf_counter() - start
-        bar.update(trainer.decisions - before)
-        bar.set_postfix(
+            self.writer.add_scalar(f"{group}/{key}", value, t.decisions)
+        for key, value in t.fold_league().items():
+            self.writer.add_scalar(f"league/{key}", value, t.decisions)
+
+    def evaluation(self, stats: dict[str, float]) -> None:
+        """The latest evaluation to TensorBoard and a row of ``curve.csv``."""
+        t = self.trainer
+        for name, rate in t.last_eval.items():
+            self.writer.add_scalar(f"eval/win_rate_vs_{name}", rate, t.decisions)
+        self.curve.add(t.tick(), t.update, t.decisions, self.phase(stats), t.last_eval)
+
+    def progress(self, stats: dict[str, float], decisions: int) -> None:
+        """The bar moved by an update's ``decisions``, with its speed and the latest win rates."""
+        imitating = self.phase(stats) == "imitation"
+        self.bar.update(decisions)
+        self.bar.set_postfix(
             dps=f"{stats['decisions_per_second']:.0f}",
             ent=f"{stats['entropy']:.2f}",
-            **(
-                {"agree": f"{stats['agreement']:.2f}"}
-                if phase == "imitation"
-                else {"kl": f"{stats['approx_kl']:.3f}"}
-            ),
-            **{f"vs_{k[:4]}": f"{v:.2f}" for k, v in trainer.last_eval.items() if k in curve.bots},
+            **({"agree": f"{stats['agreement']:.2f}"} if imitating else {"kl": f"{stats['approx_kl']:.3f}"}),
+            **{f"vs_{k[:4]}": f"{v:.2f}" for k, v in self.trainer.last_eval.items() if k in self.curve.bots},
         )
-    bar.close()
-    writer.close()
+
+    def close(self) -> None:
+        self.bar.close()
+        self.writer.close()

@@ -24,11 +24,10 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
-from hanamikoji_env.bots import RandomBot
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.nn import PolicyNet, PolicyStack
-from hanamikoji_env.vector import VectorHanamikoji, random_actions
+from hanamikoji_env.vector import BatchEngine
 
 SELF = -1
 """Opponent code of a pure self-play game."""
@@ -115,13 +114,15 @@ def make_bot(spec: str, seed: int, round_limit: int | None) -> Bot:
 
 
 def views_for(
-    bot: Bot, engine: VectorHanamikoji, obs: np.ndarray, mask: np.ndarray
+    bot: Bot, engine: BatchEngine, obs: np.ndarray, mask: np.ndarray, rows: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The seat to move's observations and masks in ``bot``'s observation version: ``obs`` and
-    ``mask`` (the engine's version) where the bot reads that one, else encoded anew."""
+    """The observations and masks of the seat to move in the engine's ``rows``, in ``bot``'s
+    observation version: ``obs`` and ``mask`` (those rows' in the engine's version) where the
+    bot reads that one, else encoded anew."""
     if bot.observation_version == engine.encoding.number:
         return obs, mask
-    return engine.observe(engine.to_play(), bot.observation_version)
+    seen, legal = engine.observe(engine.to_play(), bot.observation_version)
+    return seen[rows], legal[rows]
 
 
 def bot_moves(
@@ -153,7 +154,7 @@ def states_from_lists(saved: list[list[int]]) -> GameStates:
     return {int(p[0]): tuple(int(x) for x in p[1:]) for p in saved}
 
 
-Draw = Callable[[torch.Tensor], np.ndarray]
+Sample = Callable[[torch.Tensor], np.ndarray]
 """Actions sampled from masked logits ``[n, 23]``: how snapshots play."""
 
 
@@ -216,30 +217,35 @@ class Opponents:
         """Per env: is the seat to move the learner's (both seats are, in pure self-play)?"""
         return (self.code == SELF) | (seats == self.learner_seat)
 
-    def act(
-        self, rows: np.ndarray, obs: np.ndarray, mask: np.ndarray, actions: np.ndarray,
-        rng: np.random.Generator, draw: Draw, engine: VectorHanamikoji,
-    ) -> None:  # fmt: skip
-        """Fill ``actions[rows]`` for rows where a snapshot or a bot is to play (``obs`` is the
-        engine's version; a bot that reads another gets its own from ``engine``)."""
+    def moves(
+        self, rows: np.ndarray, obs: np.ndarray, mask: np.ndarray, *, rng: np.random.Generator,
+        sample: Sample, engine: BatchEngine,
+    ) -> np.ndarray:  # fmt: skip
+        """The moves in the engine's ``rows`` where a snapshot or a bot is to play (``obs`` and
+        ``mask``: the whole batch, the engine's version; a bot that reads another gets its own
+        from ``engine``), aligned with ``rows``.  Snapshots' moves come from ``sample``, the bots'
+        draws from ``rng``."""
+        out = np.zeros(rows.size, np.int64)
         codes = self.code[rows]
         pooled = codes >= 0
         if pooled.any():  # every snapshot's rows in one batched call
             sub = rows[pooled]
-            actions[sub] = draw(self.pool.logits(codes[pooled], obs[sub], mask[sub]))
+            out[pooled] = sample(self.pool.logits(codes[pooled], obs[sub], mask[sub]))
         for code in np.unique(codes[~pooled]):
-            sub = rows[codes == code]
+            at = codes == code
+            sub = rows[at]
             bot = self.bots[self.schedule.bot_name(code)]
-            seen, legal = views_for(bot, engine, obs, mask)
-            if isinstance(bot, RandomBot):
-                actions[sub] = random_actions(legal[sub], rng)
-            elif bot.batched:  # one compiled or network call for all the games it plays
+            seen, legal = views_for(bot, engine, obs[sub], mask[sub], sub)
+            if bot.batched:  # one compiled or network call for all the games it plays
                 bot.seed(int(rng.integers(2**31)))  # its draws from the run's generator
-                actions[sub] = bot_moves(bot, seen[sub], legal[sub], sub, self.bot_states)
+                out[at] = bot_moves(bot, seen, legal, sub, self.bot_states)
             else:
-                for i in sub:
+                one = np.zeros(sub.size, np.int64)
+                for k, i in enumerate(sub):
                     bot.seed(int(rng.integers(2**31)))  # each decision's draws from the run's generator
-                    actions[i] = bot_moves(bot, seen[[i]], legal[[i]], np.array([i]), self.bot_states)[0]
+                    one[k] = bot_moves(bot, seen[[k]], legal[[k]], np.array([i]), self.bot_states)[0]
+                out[at] = one
+        return out
 
     def state(self) -> dict[str, object]:
         """For checkpoints (tensors and lists of ints only)."""

@@ -24,7 +24,6 @@ import json
 import sys
 from pathlib import Path
 
-from hanamikoji_env.training.checkpoints import MACHINE_KEYS, describe_kept
 from hanamikoji_env.training.config import (
     Config,
     bundled_configs,
@@ -43,6 +42,7 @@ from hanamikoji_env.training.ppo import (
     load_init_from,
     train,
 )
+from hanamikoji_env.training.run_folder import MACHINE_KEYS, describe_kept
 
 
 def trainer_configs() -> list[str]:

@@ -1,6 +1,6 @@
 """RLlib's PPO with action masking on Hanamikoji, both seats one policy, exported to our format.
 
-    python -m training.train_rllib --iterations 20 [--out runs/rllib] [--hidden 128] [--layers 2]
+    python -m hanamikoji_env.training.train_rllib --iterations 20 [--out runs/rllib] [--hidden 128] [--layers 2]
 
 Uses RLlib's new API stack: ``hanamikoji_env.rllib.env_creator`` (PettingZoo's
 AEC env with RLlib's observation keys), RLlib's ``ActionMaskingTorchRLModule``
@@ -85,7 +85,9 @@ def export_policy(module: Any, hidden: int, layers: int) -> PolicyNet:
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(
+        prog="python -m hanamikoji_env.training.train_rllib", description=__doc__.splitlines()[0]
+    )
     p.add_argument("--iterations", type=int, default=20, help="RLlib training iterations")
     p.add_argument("--out", type=Path, default=Path("runs/rllib"), help="folder for policy.pt")
     p.add_argument("--hidden", type=int, default=128)

@@ -1,6 +1,6 @@
 """Train sb3-contrib's MaskablePPO on SingleAgentEnv, with self-play snapshots, then evaluate it.
 
-    python -m training.train_sb3 --config configs/sb3_maskable_ppo.yaml [key=value ...]
+    python -m hanamikoji_env.training.train_sb3 --config sb3_maskable_ppo [key=value ...]
 
 Every game draws the learner's opponent from ``opponents`` (shares of
 ``random``, ``heuristic``, ``search`` and ``self``: the newest of the model's own
@@ -21,12 +21,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from hanamikoji_env.training.config import RANGES, Range, check_ranges, dataclass_from_dict, read_yaml, short
 
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.nn import MAX_HIDDEN, MAX_LAYERS
 from hanamikoji_env.tournament import format_table, run_tournament, write_outputs
+from hanamikoji_env.training.config import RANGES, Range, check_ranges, dataclass_from_dict, read_yaml, short
 
 SB3_RANGES: dict[str, Range] = {
     "seed": RANGES["seed"],
@@ -119,7 +119,9 @@ class OpponentMix(Bot):
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m hanamikoji_env.training.train_sb3", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--config", type=Path, help="YAML config")
     parser.add_argument("--no-progress", action="store_true")
     parser.add_argument("overrides", nargs="*", metavar="key=value")

@@ -77,6 +77,12 @@ class Bot(ABC):
         return cls(seed=seed, **options)
 
     @classmethod
+    def check_available(cls) -> None:
+        """``ValueError`` saying what to install where the bot needs an optional extra that is
+        missing; called when a spec naming the bot is checked, before any game."""
+        return None  # most bots need nothing beyond the package
+
+    @classmethod
     def check_option(cls, key: str, value: object) -> None:
         """``ValueError`` unless ``value`` is within the declared bounds of option ``key``."""
         option = cls.options[key]
@@ -111,6 +117,11 @@ class Bot(ABC):
         """Restore :meth:`game_state`; ``()`` is a game the bot has not acted in yet."""
         if state:
             raise ValueError(f"{type(self).__name__} keeps no game state, got {state!r}")
+
+    def move_probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray | None:
+        """The bot's distribution over the moves of a batch (``[N, 23]``), where it has one (a
+        policy network); ``None`` for a bot that only picks moves.  Imitation learns from it."""
+        return None
 
     def act(self, obs: dict[str, np.ndarray]) -> int:
         """The action for the acting agent's observation dict."""

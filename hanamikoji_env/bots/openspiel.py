@@ -32,6 +32,15 @@ class OpenSpielBot(Bot):
     fast = False
 
     @classmethod
+    def check_available(cls) -> None:
+        try:
+            import hanamikoji_env.openspiel  # noqa: F401 - registers the game
+        except ImportError as e:
+            raise ValueError(
+                f"{cls.name} needs OpenSpiel: pip install 'hanamikoji-env[openspiel]' ({e})"
+            ) from None
+
+    @classmethod
     def from_spec(cls, options: dict[str, Any], seed: int, round_limit: int | None, device: str) -> Bot:
         return cls(cls.name[3:], seed=seed, round_limit=round_limit, **options)
 

@@ -9,7 +9,14 @@ import numpy as np
 import torch
 
 from hanamikoji_env.bots.base import Bot, Option
-from hanamikoji_env.nn import PolicyNet, load_policy, masked_probs, resolve_device, sample_actions
+from hanamikoji_env.nn import (
+    PolicyNet,
+    load_policy,
+    masked_probs,
+    policy_probs,
+    resolve_device,
+    sample_actions,
+)
 
 
 class PolicyBot(Bot):
@@ -35,6 +42,10 @@ class PolicyBot(Bot):
 
     def _act(self, vector: np.ndarray, mask: np.ndarray) -> int:
         return int(self.act_batch(vector[None], mask[None])[0])
+
+    def move_probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The checkpoint's masked policy over the batch's moves (``[N, 23]``)."""
+        return policy_probs(self.model, obs, mask)
 
     @torch.no_grad()
     def act_batch(

@@ -37,12 +37,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-import torch
 
 from hanamikoji_env.bots.base import Option
 from hanamikoji_env.bots.policy import PolicyGuidedBot
 from hanamikoji_env.infoset import determinized_rows
-from hanamikoji_env.nn import PolicyNet, masked_probs, sample_actions
+from hanamikoji_env.nn import PolicyNet, policy_probs, sample_actions
 from hanamikoji_env.simulate import PLAYOUT_STEPS, apply_sequences, play_out
 
 
@@ -104,14 +103,6 @@ Probs = Callable[[np.ndarray, np.ndarray], np.ndarray]
 Deal = Callable[[np.ndarray, np.random.Generator, int], np.ndarray]
 """``deal(vector, rng, n)``: ``n`` engine rows consistent with the observation ``vector``
 (:func:`~hanamikoji_env.infoset.determinized_rows`)."""
-
-
-@torch.no_grad()
-def policy_probs(model: PolicyNet, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """``model``'s move probabilities per row (0 where illegal), float64: the search's prior and
-    its playouts' moves."""
-    logits, _ = model(torch.as_tensor(obs, dtype=torch.float32), torch.as_tensor(mask))
-    return masked_probs(logits.numpy().astype(np.float64))
 
 
 def candidate_moves(p: np.ndarray, mask: np.ndarray, k: int) -> np.ndarray:

@@ -21,7 +21,7 @@ from gymnasium import spaces
 
 from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.bots.base import Bot
-from hanamikoji_env.nn import check_torch_stream
+from hanamikoji_env.nn import check_torch_stream, resolve_device
 from hanamikoji_env.observation import OBS_SIZE, observation_space
 
 
@@ -101,12 +101,16 @@ def _check_network_size(path: Path, data: dict[str, Any]) -> None:
 
 
 class SB3Bot(Bot):
-    """``SB3Bot(path, seed=0, deterministic=True)`` for a ``MaskablePPO`` zip trained on SingleAgentEnv."""
+    """``SB3Bot(path, seed=0, deterministic=True, device="cpu")`` for a ``MaskablePPO`` zip trained
+    on SingleAgentEnv (``device``: where its network runs, as :class:`PolicyBot`'s)."""
 
     name = "sb3"
 
-    def __init__(self, path: str | Path, seed: int | None = 0, deterministic: bool = True) -> None:
+    def __init__(
+        self, path: str | Path, seed: int | None = 0, deterministic: bool = True, device: str = "cpu"
+    ) -> None:
         super().__init__(seed)
+        self.device = resolve_device(device)
         self.path = Path(path)
         self.deterministic = deterministic
         if not self.path.is_file():
@@ -140,7 +144,7 @@ class SB3Bot(Bot):
         from sb3_contrib import MaskablePPO
 
         try:
-            self.model = MaskablePPO.load(self.path, custom_objects=overrides, device="cpu")
+            self.model = MaskablePPO.load(self.path, custom_objects=overrides, device=self.device)
         except Exception as e:
             raise ValueError(f"{self.path}: cannot load the model ({type(e).__name__}: {e})") from None
         if self.model.observation_space.shape != (OBS_SIZE,):

@@ -94,13 +94,7 @@ class PlayerSpec:
         """The class that plays this spec."""
         if self.kind != "ckpt":
             return bot_class(self.kind)
-        if self.path is not None and self.path.endswith(".zip"):
-            from hanamikoji_env.bots.sb3 import SB3Bot
-
-            return SB3Bot
-        from hanamikoji_env.bots.policy import PolicyBot
-
-        return PolicyBot
+        return checkpoint_class(self.path)  # type: ignore[arg-type]
 
     def make(self, seed: int, round_limit: int | None = None, device: str = "cpu") -> Bot:
         """A new bot of this spec, seeded (``round_limit``: the game's, for bots that simulate it;
@@ -121,7 +115,7 @@ def parse_player(spec: str, load: bool = True) -> PlayerSpec:
     if spec == PRETRAINED or spec.startswith("ckpt:"):
         path = PRETRAINED if spec == PRETRAINED else spec[5:]
         if not path:
-            raise ValueError("ckpt: needs a path, e.g. ckpt:checkpoints/ppo_selfplay.pt")
+            raise ValueError("ckpt: needs a path, e.g. ckpt:runs/quick/policy.pt (or: pretrained)")
         if load:
             checkpoint_bot(path, 0)  # loads and validates the checkpoint now, before any game
         return PlayerSpec(spec, "ckpt", path=path)
@@ -148,13 +142,8 @@ def parse_player(spec: str, load: bool = True) -> PlayerSpec:
                 )
             cls.check_option(key, int(value))
         options[key] = option.type(value)
-    if name.startswith("os-") and load:
-        try:
-            import hanamikoji_env.openspiel  # noqa: F401 - registers the game
-        except ImportError as e:
-            raise ValueError(
-                f"{name} needs OpenSpiel: pip install 'hanamikoji-env[openspiel]' ({e})"
-            ) from None
+    if load:
+        cls.check_available()
     if "ckpt" in cls.options:
         if "ckpt" not in options:
             others = ",".join(f"{key}=N" for key in cls.options if key != "ckpt")
@@ -174,13 +163,18 @@ def did_you_mean(word: str, known: list[str]) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
-def checkpoint_bot(path: str, seed: int, device: str = "cpu") -> Bot:
-    """A hanamikoji-env policy checkpoint (its network on ``device``), or a Stable-Baselines3
-    ``.zip`` (MaskablePPO, on the CPU)."""
+def checkpoint_class(path: str) -> type[Bot]:
+    """What plays a checkpoint file: a Stable-Baselines3 ``.zip`` (MaskablePPO) is an
+    ``SB3Bot``, anything else a hanamikoji-env policy (``PolicyBot``)."""
     if path.endswith(".zip"):
         from hanamikoji_env.bots.sb3 import SB3Bot
 
-        return SB3Bot(path, seed=seed)
+        return SB3Bot
     from hanamikoji_env.bots.policy import PolicyBot
 
-    return PolicyBot(path, seed=seed, device=device)
+    return PolicyBot
+
+
+def checkpoint_bot(path: str, seed: int, device: str = "cpu") -> Bot:
+    """The bot of a checkpoint file (:func:`checkpoint_class`), its network on ``device``."""
+    return checkpoint_class(path)(path, seed=seed, device=device)  # type: ignore[call-arg]

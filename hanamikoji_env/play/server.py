@@ -154,7 +154,7 @@ class Watch(BaseModel):
 @dataclass
 class _Game:
     session: GameSession
-    moved: float
+    last_move: float
     """When the game was created or last moved (reads do not count)."""
     client: str = "?"
     """The address that started it."""
@@ -198,7 +198,7 @@ class GameStore:
         for gid in [
             g
             for g, game in self.games.items()
-            if now - game.moved > (self.idle_seconds if game.started else unstarted)
+            if now - game.last_move > (self.idle_seconds if game.started else unstarted)
         ]:
             del self.games[gid]
 
@@ -229,10 +229,10 @@ class GameStore:
             )
         return game
 
-    def moved(self, gid: str, game: _Game) -> None:
+    def after_move(self, gid: str, game: _Game) -> None:
         """After a move: the game's idle clock restarts, and a finished game frees its slot."""
         with self.lock:
-            game.moved, game.started = self.clock(), True
+            game.last_move, game.started = self.clock(), True
             if game.session.over and self.games.pop(gid, None) is not None:
                 self.finished[gid] = _Finished(
                     view(gid, game.session), game.session.record().to_json() + "\n"
@@ -413,22 +413,22 @@ def favicon() -> FileResponse:
 
 @router.get("/api/opponents")
 def opponents(request: Request) -> dict[str, Any]:
-    state = server(request)
-    return {"opponents": state.allowed, "default": state.opponent, "geishas": geishas.as_json()}
+    srv = server(request)
+    return {"opponents": srv.allowed, "default": srv.opponent, "geishas": geishas.as_json()}
 
 
 @router.post("/api/games")
 async def new_game(request: Request) -> dict[str, Any]:
-    state = server(request)
+    srv = server(request)
     body = validate(
         NewGame, parse_json(await read_body(request, MAX_BODY_BYTES)) if _has_body(request) else None
     )
-    chosen = body.opponent or state.opponent
-    state.admit(request, [chosen], "opponent must be one of")
+    chosen = body.opponent or srv.opponent
+    srv.admit(request, [chosen], "opponent must be one of")
 
     def start() -> dict[str, Any]:
-        session = GameSession(chosen, body.seat, body.seed, state.round_limit, source="hanamikoji-serve")
-        return view(state.store.add(session, client_of(request)), session)
+        session = GameSession(chosen, body.seat, body.seed, srv.round_limit, source="hanamikoji-serve")
+        return view(srv.store.add(session, client_of(request)), session)
 
     return await run_in_threadpool(start)
 
@@ -442,7 +442,7 @@ def get_game(gid: str, request: Request) -> dict[str, Any]:
         return view(gid, game.session)
 
 
-async def moved(store: GameStore, gid: str, move: Callable[[GameSession], None]) -> dict[str, Any]:
+async def apply_move(store: GameStore, gid: str, move: Callable[[GameSession], None]) -> dict[str, Any]:
     """The view after ``move`` (the person's, then the bot's replies), made off the event loop
     under the game's lock; a move the session refuses is a 400, the game unchanged."""
 
@@ -455,7 +455,7 @@ async def moved(store: GameStore, gid: str, move: Callable[[GameSession], None])
                 move(game.session)
             except ValueError as e:
                 raise HTTPException(400, clip(str(e), 300)) from None
-            store.moved(gid, game)
+            store.after_move(gid, game)
             return view(gid, game.session)
 
     return await run_in_threadpool(act)
@@ -464,36 +464,36 @@ async def moved(store: GameStore, gid: str, move: Callable[[GameSession], None])
 @router.post("/api/games/{gid}/actions")
 async def play(gid: str, request: Request) -> dict[str, Any]:
     chosen = validate(Move, parse_json(await read_body(request, MAX_BODY_BYTES)))
-    return await moved(server(request).store, gid, lambda session: session.play(chosen.action))
+    return await apply_move(server(request).store, gid, lambda session: session.play(chosen.action))
 
 
 @router.post("/api/games/{gid}/turn")
 async def turn(gid: str, request: Request) -> dict[str, Any]:
     chosen = validate(Turn, parse_json(await read_body(request, MAX_BODY_BYTES)))
-    return await moved(
+    return await apply_move(
         server(request).store, gid, lambda session: session.play_turn(chosen.cards, chosen.token)
     )
 
 
 @router.post("/api/watch")
 async def watch(request: Request) -> dict[str, Any]:
-    state = server(request)
+    srv = server(request)
     body = validate(Watch, parse_json(await read_body(request, MAX_BODY_BYTES)))
-    state.admit(request, body.players, "players must be among")
+    srv.admit(request, body.players, "players must be among")
 
     client = client_of(request)
 
     def play_out() -> Response:
-        with state.lock:
-            if state.watchers[client] >= PER_CLIENT_WATCHES:
+        with srv.lock:
+            if srv.watchers[client] >= PER_CLIENT_WATCHES:
                 raise HTTPException(429, f"one address may watch {PER_CLIENT_WATCHES} bot games at once")
-            if not state.watching.acquire(blocking=False):  # in the worker: a cancelled request leaks no slot
+            if not srv.watching.acquire(blocking=False):  # in the worker: a cancelled request leaks no slot
                 raise HTTPException(
                     503, f"the server plays {WATCHED_AT_ONCE} bot games at once; try again later"
                 )
-            state.watchers[client] += 1
+            srv.watchers[client] += 1
         try:
-            record = bot_game((body.players[0], body.players[1]), body.seed, state.round_limit)
+            record = bot_game((body.players[0], body.players[1]), body.seed, srv.round_limit)
             return encoded(
                 {
                     "players": list(record.players),
@@ -503,11 +503,11 @@ async def watch(request: Request) -> dict[str, Any]:
                 }
             )
         finally:
-            with state.lock:
-                state.watchers[client] -= 1
-                if not state.watchers[client]:
-                    del state.watchers[client]
-            state.watching.release()
+            with srv.lock:
+                srv.watchers[client] -= 1
+                if not srv.watchers[client]:
+                    del srv.watchers[client]
+            srv.watching.release()
 
     return await run_in_threadpool(play_out)
 
@@ -528,12 +528,12 @@ def record(gid: str, request: Request) -> Response:
 
 @router.post("/api/replay")
 async def replay(request: Request) -> Response:
-    state = server(request)
-    state.admit(request, [], "")  # replays count against the address's rate like new games
+    srv = server(request)
+    srv.admit(request, [], "")  # replays count against the address's rate like new games
     data = parse_json(await read_body(request, records.MAX_LINE_BYTES))
 
     def frames() -> Response:
-        if not state.replaying.acquire(blocking=False):
+        if not srv.replaying.acquire(blocking=False):
             raise HTTPException(
                 503, f"the server prepares {REPLAYS_AT_ONCE} replays at once; try again shortly"
             )
@@ -547,7 +547,7 @@ async def replay(request: Request) -> Response:
         except records.RecordError as e:
             raise HTTPException(400, clip(str(e), 300)) from None
         finally:
-            state.replaying.release()
+            srv.replaying.release()
         return encoded(
             {
                 "players": list(record.players),

@@ -24,7 +24,7 @@ from hanamikoji_env.aec import raw_env
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.bots.spec import PlayerSpec
 from hanamikoji_env.first_run import announce, parts_for
-from hanamikoji_env.games import play_env
+from hanamikoji_env.games import play_env, play_lockstep
 from hanamikoji_env.tournament.outputs import GAMES_FILE
 from hanamikoji_env.tournament.summary import GameResult, summarise
 
@@ -85,60 +85,20 @@ def _result(task: Task, e: raw_env, deal: int, a_seat: int) -> GameResult:
     return GameResult(task.pair, deal, a_seat, r0 if a_seat == 0 else -r0, history.round, record)
 
 
-def _pending(e: raw_env) -> bool:
-    """Whether an agent is to act in ``e``; False once the game is over (the agents' closing
-    ``step(None)`` done)."""
-    while e.agents:
-        _, _, term, trunc, _ = e.last(observe=False)
-        if not (term or trunc):
-            return True
-        e.step(None)
-    return False
-
-
 def _play_lockstep(task: Task, a: Bot, b: Bot) -> list[GameResult]:
-    """The task's games all at once, each on its own AEC env: every step, each player makes its
-    moves in all the games where it is to act with one ``act_batch`` call, game ``g`` with the
-    generator and game state a bot of its own would have (seeded like :func:`_worker`'s
-    ``reset``), so every game is the one the one-game-at-a-time path plays."""
+    """The task's games all at once (:func:`~hanamikoji_env.games.play_lockstep`), each bot
+    drawing in game ``g`` from the generator :func:`_worker`'s ``reset`` would give it, so every
+    game is the one the one-game-at-a-time path plays."""
     games = [(deal, a_seat) for deal in task.deals for a_seat in (0, 1)]
-    envs, rngs = [], ([], [])
-    for deal, a_seat in games:
-        deal_seed, game_seed = _seeds(task, deal, a_seat)
-        e = raw_env(round_limit=task.round_limit)
-        e.reset(seed=deal_seed)
-        envs.append(e)
-        rngs[0].append(np.random.default_rng(game_seed))
-        rngs[1].append(np.random.default_rng(game_seed + 1))
-    states: tuple[list[tuple[int, ...]], list[tuple[int, ...]]] = ([()] * len(games), [()] * len(games))
-    out: list[GameResult] = []
-    live = list(range(len(games)))
-    while live:
-        waiting: tuple[list[int], list[int]] = ([], [])
-        views: tuple[list[dict[str, np.ndarray]], list[dict[str, np.ndarray]]] = ([], [])
-        for g in live:
-            if not _pending(envs[g]):
-                out.append(_result(task, envs[g], *games[g]))
-                continue
-            agent = envs[g].agent_selection
-            who = 0 if agent == f"player_{games[g][1]}" else 1
-            waiting[who].append(g)
-            views[who].append(envs[g].observe(agent, (a, b)[who].observation_version))
-        for who, bot in enumerate((a, b)):
-            if not waiting[who]:
-                continue
-            own = [states[who][g] for g in waiting[who]]
-            actions = bot.act_batch(
-                np.stack([v["observation"] for v in views[who]]),
-                np.stack([v["action_mask"] for v in views[who]]),
-                rngs=[rngs[who][g] for g in waiting[who]],
-                states=own,
-            )
-            for g, action, state in zip(waiting[who], actions, own, strict=True):
-                states[who][g] = state
-                envs[g].step(int(action))
-        live = waiting[0] + waiting[1]
-    return out
+    seeds = [_seeds(task, deal, a_seat) for deal, a_seat in games]
+    rngs = (
+        [np.random.default_rng(game_seed) for _, game_seed in seeds],
+        [np.random.default_rng(game_seed + 1) for _, game_seed in seeds],
+    )
+    played = play_lockstep(
+        (a, b), [deal_seed for deal_seed, _ in seeds], [a_seat for _, a_seat in games], rngs, task.round_limit
+    )
+    return [_result(task, e, *games[g]) for g, e in played]
 
 
 def _init_worker() -> None:

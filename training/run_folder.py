@@ -18,9 +18,8 @@ import os
 from pathlib import Path
 from typing import IO, Any
 
-from hanamikoji_env.training.config import Config
-
 from hanamikoji_env.nn import CheckpointError, load_checkpoint
+from hanamikoji_env.training.config import Config
 
 MACHINE_KEYS = ("device", "ray_address", "torch_threads")
 """Config keys about the machine, not the run: a run may resume with other values."""
