@@ -39,6 +39,7 @@ from hanamikoji_env.rules import cards_of
 extra("textual")
 extra("fastapi")
 
+from fastapi import HTTPException  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
 
 from hanamikoji_env.play import tui  # noqa: E402
@@ -577,6 +578,28 @@ def test_the_number_of_games_and_their_idle_lifetime_are_bounded(client: TestCli
     gone = client.get(f"/api/games/{views[1]['id']}")
     assert gone.status_code == 404 and "live in this server's memory only" in gone.text
     assert client.get(f"/api/games/{first['id']}").status_code == 200
+
+
+def test_a_full_server_frees_the_least_recently_active_game_for_a_new_visitor() -> None:
+    """100 games left half-played by 10 addresses fill the server; an 11th address gets a game at
+    once once they have been idle a short while (the least recently active gives its slot), while
+    a game moved in just now is never taken."""
+    from hanamikoji_env.play.server import FULL_IDLE_SECONDS
+
+    now = [0.0]
+    store = GameStore(max_games=100, idle_seconds=3600, clock=lambda: now[0])
+    ids = {}
+    for k in range(100):
+        now[0] = k * 0.01  # game k is the k-th least recently active
+        ids[k] = store.add(GameSession("random", seed=k), client=f"10.0.0.{k % 10}")
+    now[0] = 2.0
+    with pytest.raises(HTTPException) as full:  # nobody idle long enough yet: a real 503
+        store.add(GameSession("random", seed=100), client="10.0.1.1")
+    assert full.value.status_code == 503
+    now[0] = FULL_IDLE_SECONDS + 1.0
+    store.after_move(ids[0], store.get(ids[0]))  # game 0's player comes back: now the most recent
+    store.add(GameSession("random", seed=100), client="10.0.1.1")  # the 11th address, at once
+    assert ids[1] not in store.games and ids[0] in store.games and len(store.games) == 100
 
 
 def test_the_replay_upload_is_bounded_and_checked(client: TestClient) -> None:

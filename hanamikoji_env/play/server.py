@@ -114,6 +114,10 @@ limit of 1,024 open files a process)."""
 UNSTARTED_SECONDS = 300.0
 """A game nobody has moved in is dropped after this long (or ``idle_seconds``, if shorter): a
 client that gave up at once (a timed-out cold start) does not hold a slot for an hour."""
+FULL_IDLE_SECONDS = 30.0
+"""When the server holds its limit of games, the one idle longest gives its slot to a new game
+once idle this long: abandoned games never lock new visitors out, a player thinking over a move
+for less than this keeps theirs."""
 FINISHED_KEPT = 1000
 """Finished games whose records stay downloadable (the newest)."""
 MAX_DIGITS = 20
@@ -202,9 +206,18 @@ class GameStore:
         ]:
             del self.games[gid]
 
+    def _free_a_slot(self) -> None:
+        """The server is full: the least recently active game goes if it has been idle for
+        :data:`FULL_IDLE_SECONDS`."""
+        gid, game = min(self.games.items(), key=lambda item: item[1].last_move)
+        if self.clock() - game.last_move >= FULL_IDLE_SECONDS:
+            del self.games[gid]
+
     def add(self, session: GameSession, client: str = "?") -> str:
         with self.lock:
             self._sweep()
+            if len(self.games) >= self.max_games:
+                self._free_a_slot()
             if len(self.games) >= self.max_games:
                 raise HTTPException(
                     503, f"the server holds its limit of {self.max_games} games in play; try again later"
@@ -225,7 +238,8 @@ class GameStore:
             raise HTTPException(
                 404,
                 f"unknown game id: games live in this server's memory only, so a restart ends them, and a "
-                f"game with no move for {self.idle_seconds / 60:.0f} min is dropped; start a new game",
+                f"game with no move for {self.idle_seconds / 60:.0f} min is dropped (one idle for "
+                f"{FULL_IDLE_SECONDS:.0f} s too, when a new visitor needs its place); start a new game",
             )
         return game
 
