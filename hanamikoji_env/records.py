@@ -466,13 +466,16 @@ def main(argv: list[str] | None = None) -> None:
     sub = parser.add_subparsers(dest="command", required=True)
     v = sub.add_parser("verify", help="replay every game on the engine; exit 1 at the first mismatch")
     v.add_argument("files", nargs="+", type=Path, help="JSON-lines record files")
+    v.add_argument("--no-progress", action="store_true", help="no progress bar (none off a terminal either)")
     args = parser.parse_args(argv)
     for path in args.files:
         count = 0
         try:
-            for record in read_records(path):
-                count += 1
-                verify(record, f"{path}: game {count}")
+            with _progress(path, disable=True if args.no_progress else None) as bar:
+                for record in read_records(path):
+                    count += 1
+                    verify(record, f"{path}: game {count}")
+                    bar.update()
         except RecordError as e:
             print(f"error: {e}", file=sys.stderr)
             raise SystemExit(1) from None
@@ -483,6 +486,19 @@ def main(argv: list[str] | None = None) -> None:
             print(f"error: {path}: no game records in the file", file=sys.stderr)
             raise SystemExit(1)
         print(f"{path}: {count} game(s) verified")
+
+
+def _progress(path: Path, disable: bool | None) -> Any:
+    """A bar over the file's games (one a line, counted first: a second against the replays'
+    minutes), on stderr and only on a terminal unless ``disable`` is False."""
+    from tqdm import tqdm
+
+    lines = 0
+    if disable is not True and path.is_file():
+        with open(path, "rb") as f:
+            while chunk := f.read(1 << 20):
+                lines += chunk.count(b"\n")
+    return tqdm(total=lines or None, unit="game", desc=path.name, disable=disable, leave=False)
 
 
 if __name__ == "__main__":

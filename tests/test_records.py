@@ -167,6 +167,26 @@ def test_the_verify_command_passes_good_files_and_fails_loudly(tmp_path: Path, c
     assert "no game records" in capsys.readouterr().err
 
 
+def test_verify_shows_its_progress_over_the_file_s_games(tmp_path: Path, monkeypatch) -> None:
+    """A long file (1M games take most of an hour) shows a bar over its games on a terminal, each
+    game counted as it is verified; ``--no-progress`` (or no terminal) shows none."""
+    path = tmp_path / "games.jsonl"
+    records.write_records(path, [random_game(s) for s in range(4)])
+    bars = []
+
+    def forced(path: Path, disable: bool | None):  # as on a terminal: None shows the bar
+        bars.append((disable, shown(path, False if disable is None else disable)))
+        return bars[-1][1]
+
+    shown = records._progress
+    monkeypatch.setattr(records, "_progress", forced)
+    records.main(["verify", str(path)])
+    disable, bar = bars[-1]
+    assert disable is None and bar.total == 4 and bar.n == 4
+    records.main(["verify", str(path), "--no-progress"])
+    assert bars[-1][0] is True
+
+
 def test_tournament_saves_every_game_in_order_and_they_verify(tmp_path: Path) -> None:
     players = [parse_player("random"), parse_player("heuristic")]
     results = run_tournament(players, 6, seed=4, workers=1, progress=False, save_games=tmp_path / "g")
