@@ -765,8 +765,11 @@ def test_connections_that_never_finish_a_request_are_closed_and_hold_nobody_up(m
     with serving(create_app("random")) as url:
         port = int(url.rsplit(":", 1)[1])
         quiet = slowest_of_20()  # the baseline, measured in this run: nobody else connected
-        idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(200)]
-        half = socket.create_connection(("127.0.0.1", port))
+        idle = [  # from four other addresses, each within its share of connections
+            socket.create_connection(("127.0.0.1", port), source_address=(f"127.0.0.{2 + k % 4}", 0))
+            for k in range(200)
+        ]
+        half = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.2", 0))
         half.sendall(b"GET /api/opponents HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # and never the blank line
         slowest = slowest_of_20()  # meanwhile everyone else is served at once
         assert slowest < 10 * quiet, (slowest, quiet)
@@ -775,6 +778,47 @@ def test_connections_that_never_finish_a_request_are_closed_and_hold_nobody_up(m
             assert conn.recv(100) == b""  # closed by the server
         for conn in [half, *idle]:
             conn.close()
+
+
+def test_one_address_holds_a_bounded_share_of_the_connections(monkeypatch) -> None:
+    """Past its share, an address's new connection is closed as it opens, and nobody else
+    notices: another address (127.0.0.2, loopback too) is served at once; a connection closed
+    gives its slot back."""
+    import httpx
+
+    from hanamikoji_env.play import protocol
+
+    monkeypatch.setattr(protocol, "PER_ADDRESS_CONNECTIONS", 8)
+    with serving(create_app("random")) as url:
+        port = int(url.rsplit(":", 1)[1])
+        held = [socket.create_connection(("127.0.0.1", port)) for _ in range(8)]
+        extra = socket.create_connection(("127.0.0.1", port))
+        extra.settimeout(10)
+        assert extra.recv(100) == b""  # closed by the server, before any deadline
+        other = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.2", 0))
+        other.sendall(b"GET /api/opponents HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        other.settimeout(10)
+        assert other.recv(100).startswith(b"HTTP/1.1 200")
+        held.pop().close()
+        time.sleep(0.2)  # the server sees the close
+        assert httpx.get(f"{url}/api/opponents", timeout=10).status_code == 200  # the freed slot
+        for conn in [extra, other, *held]:
+            conn.close()
+
+
+def test_the_connection_cap_comes_from_the_raised_open_file_limit() -> None:
+    import resource
+
+    from hanamikoji_env.play.server import MAX_FILES, RESERVED_FILES, connection_limit
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    try:
+        limit = connection_limit()
+        raised = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        assert raised == min(hard, MAX_FILES) or hard == resource.RLIM_INFINITY
+        assert limit == raised - RESERVED_FILES
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
 def test_every_reply_forbids_framing_and_foreign_resources() -> None:

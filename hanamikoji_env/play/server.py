@@ -28,8 +28,10 @@ while one client misbehaves:
   a minute (429), and watches at most :data:`PER_CLIENT_WATCHES` bot games at once.
 - **Connections.**  A request must arrive whole within
   :data:`hanamikoji_env.play.protocol.REQUEST_SECONDS`; an idle connection closes
-  :data:`KEEP_ALIVE_SECONDS` after its last reply; at most :data:`MAX_CONNECTIONS`
-  at once (:func:`uvicorn_options`).
+  :data:`KEEP_ALIVE_SECONDS` after its last reply; one address holds at most
+  :data:`hanamikoji_env.play.protocol.PER_ADDRESS_CONNECTIONS` connections, and all
+  together at most :func:`connection_limit` (the open-file limit, raised to the hard
+  limit) at once (:func:`uvicorn_options`).
 - **Same origin only.**  A request whose ``Host`` is not one this server answers
   to is refused (400), and so is a write whose ``Origin`` is another site (403):
   serve on another host name with ``--allowed-host NAME``.  Every reply forbids
@@ -108,9 +110,11 @@ PER_CLIENT_WATCHES = 2
 """Bot games one address may be watching at the same time."""
 KEEP_ALIVE_SECONDS = 5
 """An idle connection is closed this long after its last response."""
-MAX_CONNECTIONS = 800
-"""Connections and requests in progress at once; beyond, a new request gets 503 (below the usual
-limit of 1,024 open files a process)."""
+MAX_FILES = 65_536
+"""The most open files the server raises its limit to (from the system's soft limit, up to its
+hard limit)."""
+RESERVED_FILES = 200
+"""Open files kept from the connection cap: the package's files, logs, pipes, threads."""
 UNSTARTED_SECONDS = 300.0
 """A game nobody has moved in is dropped after this long (or ``idle_seconds``, if shorter): a
 client that gave up at once (a timed-out cold start) does not hold a slot for an hour."""
@@ -667,7 +671,7 @@ def main(argv: list[str] | None = None) -> None:
 def uvicorn_options(args: argparse.Namespace) -> dict[str, Any]:
     """How uvicorn serves: proxy headers only from the proxies the operator trusts; every request
     within a deadline (:mod:`hanamikoji_env.play.protocol`), idle keep-alive connections closed
-    after :data:`KEEP_ALIVE_SECONDS`, at most :data:`MAX_CONNECTIONS` at once (503 beyond)."""
+    after :data:`KEEP_ALIVE_SECONDS`, at most :func:`connection_limit` at once (503 beyond)."""
     from hanamikoji_env.play.protocol import DeadlineH11Protocol
 
     trusted = args.forwarded_allow_ips
@@ -679,8 +683,25 @@ def uvicorn_options(args: argparse.Namespace) -> dict[str, Any]:
         "forwarded_allow_ips": trusted,
         "http": DeadlineH11Protocol,
         "timeout_keep_alive": KEEP_ALIVE_SECONDS,
-        "limit_concurrency": MAX_CONNECTIONS,
+        "limit_concurrency": connection_limit(),
     }
+
+
+def connection_limit() -> int:
+    """Connections and requests in progress at once: the process's open-file limit, raised to
+    the system's hard limit (at most :data:`MAX_FILES`), less :data:`RESERVED_FILES`.  One
+    address holds at most :data:`~hanamikoji_env.play.protocol.PER_ADDRESS_CONNECTIONS` of them."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = MAX_FILES if hard == resource.RLIM_INFINITY else min(hard, MAX_FILES)
+    if target > soft:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError):  # a container that refuses: serve within the soft limit
+            pass
+    return max(soft - RESERVED_FILES, 64)
 
 
 def _port(text: str) -> int:
