@@ -98,6 +98,7 @@ def test_after_its_budget_the_run_goes_on_with_ppo_in_the_same_folder(tmp_path) 
     assert [int(r["update"]) for r in rows] == list(range(1, 7))
     assert int(rows[-1]["decisions"]) == trainer.decisions and float(rows[-1]["seconds"]) > 0
     assert all(0 <= float(r["vs_random"]) <= 1 for r in rows)
+    assert (tmp_path / "run" / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"  # its picture beside it
     before = [0] + [int(r["decisions"]) for r in rows[:-1]]  # each update's decisions when it began
     assert [r["phase"] for r in rows] == ["imitation" if d < 1500 else "ppo" for d in before]
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator

@@ -608,7 +608,8 @@ def _update(trainer: Trainer, run_dir: Path) -> dict[str, float]:
 
 
 class Report:
-    """Where a run's numbers go: TensorBoard (``tb/``), the progress bar and ``curve.csv``."""
+    """Where a run's numbers go: TensorBoard (``tb/``), the progress bar, ``curve.csv`` and its
+    picture ``curve.png``."""
 
     def __init__(self, run_dir: Path, cfg: Config, trainer: Trainer, curve: Curve, progress: bool) -> None:
         from torch.utils.tensorboard import SummaryWriter
@@ -639,6 +640,9 @@ class Report:
         for name, rate in t.last_eval.items():
             self.writer.add_scalar(f"eval/win_rate_vs_{name}", rate, t.decisions)
         self.curve.add(t.tick(), t.update, t.decisions, self.phase(stats), t.last_eval)
+        from hanamikoji_env.training.plot import PICTURE, draw, read_curves
+
+        draw(read_curves([self.curve.path]), self.curve.path.with_name(PICTURE))  # curve.png beside it
 
     def progress(self, stats: dict[str, float], decisions: int) -> None:
         """The bar moved by an update's ``decisions``, with its speed and the latest win rates."""

@@ -1,0 +1,56 @@
+"""hanamikoji-plot: runs' curve.csv files as one figure, and one-line errors for what is not one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from hanamikoji_env.training.plot import main, read_curves
+
+HEADER = "seconds,update,decisions,phase,vs_heuristic,vs_search\n"
+
+
+def run_folder(tmp_path: Path, name: str, rows: list[str]) -> Path:
+    run = tmp_path / name
+    run.mkdir()
+    (run / "curve.csv").write_text(HEADER + "".join(f"{r}\n" for r in rows))
+    return run
+
+
+def test_curves_are_read_per_run_and_opponent_in_hours_and_millions(tmp_path) -> None:
+    a = run_folder(tmp_path, "a", ["3600.0,100,2000000,ppo,0.800,0.550", "7200.0,200,4000000,ppo,0.850,nan"])
+    curves = read_curves([a], ["search"])
+    assert curves == {"a": {"search": [(1.0, 2.0, 0.55)]}}  # NaN (not measured then) left out
+    assert read_curves([a])["a"]["heuristic"] == [(1.0, 2.0, 0.8), (2.0, 4.0, 0.85)]
+
+
+def test_the_command_draws_several_runs_on_one_png(tmp_path, capsys) -> None:
+    a = run_folder(tmp_path, "league", ["600.0,10,100000,ppo,0.7,0.5", "1200.0,20,200000,ppo,0.8,0.6"])
+    b = run_folder(tmp_path, "control", ["600.0,10,150000,ppo,0.6,0.4"])
+    out = tmp_path / "both.png"
+    main([str(a), str(b / "curve.csv"), "--out", str(out)])
+    with Image.open(out) as image:
+        assert image.format == "PNG" and image.size == (1200, 450)
+    assert "league, control" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "does not exist"),
+        ("a,b\n1,2\n", "has no seconds and decisions columns"),
+        (HEADER + "x,1,2,ppo,0.5,0.5\n", "line 2: not a number"),
+        ("seconds,update,decisions,phase\n1,1,1,ppo\n", "has none of the columns"),
+    ],
+)
+def test_what_is_not_a_curve_is_one_line(tmp_path, capsys, content: str | None, message: str) -> None:
+    run = tmp_path / "r"
+    run.mkdir()
+    if content is not None:
+        (run / "curve.csv").write_text(content)
+    with pytest.raises(SystemExit) as exit_:
+        main([str(run), "--out", str(tmp_path / "x.png")])
+    assert exit_.value.code == 2 and message in capsys.readouterr().err
+    assert not (tmp_path / "x.png").exists()
