@@ -6,11 +6,16 @@ command serves it, and runs 1, 50 and 200 clients for ``--seconds`` each; every
 client starts a game, then reads it and moves until it ends, and starts another.
 ``--replays K`` adds K clients that upload the longest of 300 random games' records
 for replay, again and again (a replay-heavy mix: at most 4 are prepared at once,
-the rest are 503s), while ``--idle N`` connections stay open and silent.
+the rest are 503s), while ``--idle N`` connections stay open: silent, or with
+``--half`` half a request sent, from ``--addresses K`` loopback addresses
+(127.0.0.2, ...; the measured clients are 127.0.0.1), each reopened at once when
+the server closes it (its request deadline, or the per-address cap), as an
+attacker holding the server's connections would.
 Prints, per client count: requests/s, p50 and p99 latency of each endpoint,
 the errors seen, and the server process's peak RSS.  Loopback only, bounded in time.
 
-Usage: ``python benchmarks/serve_load.py [--seconds 10] [--clients 1,50,200] [--replays 10] [--idle 200]``
+Usage: ``python benchmarks/serve_load.py [--seconds 10] [--clients 1,50,200] [--replays 10]
+[--idle 805 [--half] [--addresses 200]]``
 """
 
 from __future__ import annotations
@@ -102,43 +107,96 @@ def client(url: str, until: float, times: dict[str, list[float]], errors: dict[i
             game = response.json()
 
 
+def holder(port: int, count: int, addresses: int, half: bool, until: float, opened: list[int]) -> None:
+    """Keep ``count`` connections open until ``until``, spread over ``addresses`` source
+    addresses, each silent or half a request in, reopened as soon as the server closes it."""
+    import selectors
+
+    def connect(k: int) -> socket.socket | None:
+        try:
+            conn = socket.create_connection(("127.0.0.1", port), source_address=(f"127.0.{2 + k % addresses // 250}.{2 + k % addresses % 250}", 0), timeout=5)  # fmt: skip
+            if half:
+                conn.sendall(b"GET /api/opponents HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            conn.setblocking(False)
+            opened[0] += 1
+            return conn
+        except OSError:
+            return None
+
+    sel = selectors.DefaultSelector()
+    for k in range(count):
+        conn = connect(k)
+        if conn is not None:
+            sel.register(conn, selectors.EVENT_READ, k)
+    while time.perf_counter() < until:
+        for key, _ in sel.select(timeout=0.2):
+            conn, k = key.fileobj, key.data
+            try:
+                data = conn.recv(4096)  # type: ignore[union-attr]
+            except OSError:
+                data = b""
+            if not data:  # closed by the server: open another in its place
+                sel.unregister(conn)
+                conn.close()  # type: ignore[union-attr]
+                again = connect(k)
+                if again is not None:
+                    sel.register(again, selectors.EVENT_READ, k)
+    for key in list(sel.get_map().values()):
+        key.fileobj.close()  # type: ignore[union-attr]
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--seconds", type=float, default=10.0)
     p.add_argument("--clients", default="1,50,200")
     p.add_argument("--replays", type=int, default=0, help="clients uploading replays meanwhile")
-    p.add_argument("--idle", type=int, default=0, help="silent connections held open meanwhile")
+    p.add_argument("--idle", type=int, default=0, help="connections held open (and reopened) meanwhile")
+    p.add_argument("--half", action="store_true", help="the held connections send half a request")
+    p.add_argument(
+        "--addresses", type=int, default=1, help="loopback addresses the held connections come from"
+    )
     args = p.parse_args()
     line = longest_record() if args.replays else ""
     url, server = serve()
     with httpx.Client(base_url=url) as http:  # warm up: the first game compiles the engine's kernels
         http.post("/api/games", json={})
-    print("| clients | requests/s | endpoint | p50 ms | p99 ms | errors | peak RSS MB |")
-    print("|---|---|---|---|---|---|---|")
+    print("| clients | requests/s | endpoint | p50 ms | p99 ms | ok | errors | held opened | peak RSS MB |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for count in (int(c) for c in args.clients.split(",")):
         times: dict[str, list[float]] = defaultdict(list)
         errors: dict[int, int] = defaultdict(int)
+        port = int(url.rsplit(":", 1)[1])
+        opened, attacker = [0], None
+        if args.idle:  # in a process of its own: its reconnect loop must not slow the measured clients
+            context = multiprocessing.get_context("spawn")
+            opened_at = context.Array("q", 1)
+            held_until = time.perf_counter() + 2.0 + args.seconds
+            attacker = context.Process(
+                target=holder, args=(port, args.idle, args.addresses, args.half, held_until, opened_at)
+            )
+            attacker.start()
+            time.sleep(2.0)  # the connections are held before the clients start
         until = time.perf_counter() + args.seconds
         threads = [threading.Thread(target=client, args=(url, until, times, errors)) for _ in range(count)]
         threads += [
             threading.Thread(target=replayer, args=(url, until, line, times, errors))
             for _ in range(args.replays)
         ]
-        port = int(url.rsplit(":", 1)[1])
-        idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(args.idle)]
         for t in threads:
             t.start()
         for t in threads:
             t.join()
-        for conn in idle:
-            conn.close()
+        if attacker is not None:
+            attacker.join()
+            opened = [opened_at[0]]
         total = sum(len(v) for v in times.values())
+        ok = 1 - sum(errors.values()) / max(total, 1)
         rss = peak_rss_mb(server.pid)
         for name, values in sorted(times.items()):
             ms = np.array(values) * 1000
             print(
                 f"| {count} | {total / args.seconds:,.0f} | {name} | {np.percentile(ms, 50):.1f} | "
-                f"{np.percentile(ms, 99):.1f} | {dict(errors) or '-'} | {rss:.0f} |",
+                f"{np.percentile(ms, 99):.1f} | {ok:.1%} | {dict(errors) or '-'} | {opened[0]} | {rss:.0f} |",
                 flush=True,
             )
     server.kill()

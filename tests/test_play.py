@@ -781,28 +781,41 @@ def test_connections_that_never_finish_a_request_are_closed_and_hold_nobody_up(m
 
 
 def test_one_address_holds_a_bounded_share_of_the_connections(monkeypatch) -> None:
-    """Past its share, an address's new connection is closed as it opens, and nobody else
-    notices: another address (127.0.0.2, loopback too) is served at once; a connection closed
-    gives its slot back."""
+    """Past its share, an address's new connection is held unread until the request deadline
+    closes it (no reconnect loop invited), and past its held ones too, closed as it opens;
+    nobody else notices: another address (127.0.0.2, loopback too) is served at once, and a
+    connection closed gives its slot back."""
     import httpx
 
     from hanamikoji_env.play import protocol
 
     monkeypatch.setattr(protocol, "PER_ADDRESS_CONNECTIONS", 8)
+    monkeypatch.setattr(protocol, "TARPIT_PER_ADDRESS", 2)
+    monkeypatch.setattr(protocol, "REQUEST_SECONDS", 3.0)
+    request = b"GET /api/opponents HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
     with serving(create_app("random")) as url:
         port = int(url.rsplit(":", 1)[1])
-        held = [socket.create_connection(("127.0.0.1", port)) for _ in range(8)]
-        extra = socket.create_connection(("127.0.0.1", port))
-        extra.settimeout(10)
-        assert extra.recv(100) == b""  # closed by the server, before any deadline
+        served = [socket.create_connection(("127.0.0.1", port)) for _ in range(8)]
+        held = [socket.create_connection(("127.0.0.1", port)) for _ in range(2)]
+        time.sleep(0.2)  # the server has taken them all in
+        closed = socket.create_connection(("127.0.0.1", port))
+        closed.settimeout(2)
+        assert closed.recv(100) == b""  # over the held ones too: closed as it opens
+        held[0].sendall(request)
+        held[0].settimeout(1)
+        with pytest.raises(TimeoutError):
+            held[0].recv(100)  # not answered: held unread
+        held[0].settimeout(10)
+        with contextlib.suppress(ConnectionResetError):  # a reset: what it sent was never read
+            assert held[0].recv(100) == b""  # until the deadline closes it
         other = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.2", 0))
-        other.sendall(b"GET /api/opponents HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        other.sendall(request)
         other.settimeout(10)
         assert other.recv(100).startswith(b"HTTP/1.1 200")
-        held.pop().close()
+        served.pop().close()
         time.sleep(0.2)  # the server sees the close
         assert httpx.get(f"{url}/api/opponents", timeout=10).status_code == 200  # the freed slot
-        for conn in [extra, other, *held]:
+        for conn in [closed, other, *held, *served]:
             conn.close()
 
 

@@ -6,10 +6,14 @@ uvicorn closes an idle keep-alive connection only after a response, so a connect
 completes a request (idle from the start, or a request sent a byte a minute) stays open for ever,
 and a thousand of them take every file descriptor of the process.  Here each request, headers and
 body, must arrive within :data:`REQUEST_SECONDS` of the connection opening or of the previous
-response; a request being answered is never cut.  An address already holding
-:data:`PER_ADDRESS_CONNECTIONS` connections has a new one closed as it opens, so one client
-cannot hold the server's connection slots (the reverse proxies trusted with
-``--forwarded-allow-ips`` are exempt: every client behind them shares their address).
+response; a request being answered is never cut.
+
+An address already holding :data:`PER_ADDRESS_CONNECTIONS` connections has a new one held
+unread until the deadline closes it (a tarpit): closing it at once would invite a client that
+reopens what is closed to reconnect in a loop, which costs the server more than a held socket.
+Beyond :data:`TARPIT_PER_ADDRESS` held ones, a new connection is closed as it opens.  The
+reverse proxies trusted with ``--forwarded-allow-ips`` are exempt: every client behind them
+shares their address.
 """
 
 from __future__ import annotations
@@ -25,31 +29,39 @@ takes a few seconds)."""
 
 
 PER_ADDRESS_CONNECTIONS = 64
-"""Connections one address may hold open at once (a browser opens about 6 to a site; a NAT of
+"""Connections one address may have served at once (a browser opens about 6 to a site; a NAT of
 a few dozen people fits)."""
+TARPIT_PER_ADDRESS = 1024
+"""Connections over its share one address may have held unread (each until the deadline)."""
 
 
 class DeadlineH11Protocol(H11Protocol):
     _deadline: asyncio.TimerHandle | None = None
-    _counted: str | None = None
-    """The address this connection counts against, while it is open."""
+    _counted: tuple[str, str] | None = None
+    """(``served`` or ``held``, address): what this connection counts against, while open."""
 
-    def _admit(self) -> bool:
-        """Count this connection against its address; False (uncounted) when the address holds
-        :data:`PER_ADDRESS_CONNECTIONS` already."""
+    def _admit(self) -> str:
+        """``served``, ``held`` (over the address's share: kept unread until the deadline) or
+        ``closed`` (over its held ones too), counted against the address."""
         if self.client is None:  # a Unix socket: no address to count
-            return True
+            return "served"
         host = self.client[0]
         trusted = self.config.forwarded_allow_ips if self.config.proxy_headers else ""
         trusted = trusted if isinstance(trusted, str) else ",".join(trusted)
         if trusted == "*" or host in {t.strip() for t in trusted.split(",")}:
-            return True  # a trusted reverse proxy: its clients are counted by the app's limits
-        by_address: Counter[str] = self.server_state.__dict__.setdefault("by_address", Counter())
-        if by_address[host] >= PER_ADDRESS_CONNECTIONS:
-            return False
-        by_address[host] += 1
-        self._counted = host
-        return True
+            return "served"  # a trusted reverse proxy: its clients are counted by the app's limits
+        counts: dict[str, Counter[str]] = self.server_state.__dict__.setdefault(
+            "by_address", {"served": Counter(), "held": Counter()}
+        )
+        if counts["served"][host] < PER_ADDRESS_CONNECTIONS:
+            kind = "served"
+        elif counts["held"][host] < TARPIT_PER_ADDRESS:
+            kind = "held"
+        else:
+            return "closed"
+        counts[kind][host] += 1
+        self._counted = (kind, host)
+        return kind
 
     def _arm(self) -> None:
         self._disarm()
@@ -67,9 +79,12 @@ class DeadlineH11Protocol(H11Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        if not self._admit():
-            transport.close()  # before reading a byte: the address holds its share already
+        kind = self._admit()
+        if kind == "closed":
+            transport.close()  # before reading a byte: the address holds its share and more
             return
+        if kind == "held":
+            transport.pause_reading()  # never read: the deadline closes it
         self._arm()
 
     def handle_events(self) -> None:
@@ -85,9 +100,10 @@ class DeadlineH11Protocol(H11Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
         if self._counted is not None:
-            by_address: Counter[str] = self.server_state.__dict__["by_address"]
-            by_address[self._counted] -= 1
-            if not by_address[self._counted]:
-                del by_address[self._counted]
+            kind, host = self._counted
+            counted: Counter[str] = self.server_state.__dict__["by_address"][kind]
+            counted[host] -= 1
+            if not counted[host]:
+                del counted[host]
             self._counted = None
         super().connection_lost(exc)
