@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from hanamikoji_env.aec import raw_env
 from hanamikoji_env.bots.base import Bot
-from hanamikoji_env.vector import BatchEngine
+
+if TYPE_CHECKING:  # the batch engine is imported by its users, not by every game played here
+    from hanamikoji_env.vector import BatchEngine
 
 Watcher = Callable[[raw_env, str, dict[str, np.ndarray], int, float], None]
 """Called after each move of :func:`play_env`: the env after it, the agent that moved, what it
