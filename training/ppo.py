@@ -153,9 +153,9 @@ class Trainer:
         self.apply_league_shares()
         self.update = self.decisions = self.games = 0
         self.seconds = 0.0
+        """Wall time the run has trained, evaluations and saves included, over every resume."""
         self._ticked = time.perf_counter()
         """When :meth:`tick` last counted wall time into ``seconds``."""
-        """Wall time the run has trained, evaluations and saves included, over every resume."""
         self.saved_update = 0
         """The update of the newest checkpoint on disk."""
         self.last_eval: dict[str, float] = {}
