@@ -1129,3 +1129,12 @@ def test_the_page_has_an_icon(client: TestClient) -> None:
     icon = client.get("/favicon.ico")
     assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
     assert client.get("/static/favicon.svg").status_code == 200
+
+
+def test_counts_read_in_the_right_number() -> None:
+    from hanamikoji_env.play.session import counted, game_summary
+
+    assert [counted(n, "geisha") for n in (0, 1, 2)] == ["0 geishas", "1 geisha", "2 geishas"]
+    one = game_summary([11, 3], [2, 1], 0, ("you", "the opponent"), 1)["text"]
+    assert one.startswith("Game over after 1 round: you win") and "round(s)" not in one
+    assert "after 3 rounds" in game_summary([8, 9], [4, 3], 0, ("you", "the opponent"), 3)["text"]

@@ -354,6 +354,11 @@ def standing(markers: list[str | None]) -> dict[str, dict[str, int]]:
     }
 
 
+def counted(n: int, noun: str) -> str:
+    """``1 round``, ``2 rounds``: a count with its noun in the right number."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def game_summary(
     points: list[int], geishas: list[int], w: int | None, names: tuple[str, str], rounds: int
 ) -> dict[str, Any]:
@@ -362,7 +367,7 @@ def game_summary(
     why = ending_reason(points, geishas, w, names, rounds)
     head = "a draw" if w is None else f"{names[w]} {'win' if names[w] == 'you' else 'wins'}"
     text = (
-        f"Game over after {rounds} round(s): {head}, {points[0]}-{points[1]} in charm points and "
+        f"Game over after {counted(rounds, 'round')}: {head}, {points[0]}-{points[1]} in charm points and "
         f"{geishas[0]}-{geishas[1]} in geishas ({names[0]}-{names[1]}): {why}."
     )
     return {"points": points, "geishas": geishas, "reason": why, "text": text}

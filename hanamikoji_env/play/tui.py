@@ -40,7 +40,7 @@ from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.excerpt import clip
 from hanamikoji_env.first_run import announce, parts_for
 from hanamikoji_env.play.geishas import GEISHAS, card_label, short_label
-from hanamikoji_env.play.session import GameSession
+from hanamikoji_env.play.session import GameSession, counted
 from hanamikoji_env.rules import (
     HAND_SIZE,
     NUM_CARDS,
@@ -216,8 +216,8 @@ class RoundEnd(ModalScreen[None]):
         e = self.event
         lines = Text(
             f"Secrets revealed: you {card_label(e['secrets'][0])}, opponent {card_label(e['secrets'][1])}\n"
-            f"Totals: you {e['points'][0]} charm points, {e['geishas'][0]} geishas; "
-            f"opponent {e['points'][1]} charm points, {e['geishas'][1]} geishas\n"
+            f"Totals: you {counted(e['points'][0], 'charm point')}, {counted(e['geishas'][0], 'geisha')}; "
+            f"opponent {counted(e['points'][1], 'charm point')}, {counted(e['geishas'][1], 'geisha')}\n"
         )
         if e["final"] and self.result is not None:
             lines.append(self.result["text"] + "\n", style="bold green")
