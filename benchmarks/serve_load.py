@@ -4,25 +4,31 @@ Starts ``hanamikoji-serve``'s app (opponent ``random``, its per-address limits
 lifted: every client here is 127.0.0.1) on 127.0.0.1 in its own process, as the
 command serves it, and runs 1, 50 and 200 clients for ``--seconds`` each; every
 client starts a game, then reads it and moves until it ends, and starts another.
-``--replays K`` adds K clients that upload the longest of 300 random games' records
-for replay, again and again (a replay-heavy mix: at most 4 are prepared at once,
-the rest are 503s), while ``--idle N`` connections stay open: silent, or with
+``--replays K`` adds K clients, from K loopback addresses (127.0.1.1, ...), that
+upload a record of about 4,900 decisions (:func:`hanamikoji_env.records.long_game`,
+as long as a replay accepts) for replay, again and again (a replay-heavy mix: at
+most 4 are prepared at once, the rest are 503s), while ``--idle N`` connections stay open: silent, or with
 ``--half`` half a request sent, from ``--addresses K`` loopback addresses
 (127.0.0.2, ...; the measured clients are 127.0.0.1), each reopened at once when
 the server closes it (its request deadline, or the per-address cap), as an
 attacker holding the server's connections would.
+The server's worker processes are the command's (one per core; ``--workers N``,
+0 for the serving process's threads, the design before them).
 Prints, per client count: requests/s, p50 and p99 latency of each endpoint,
 the errors seen, and the server process's peak RSS.  Loopback only, bounded in time.
 
 Usage: ``python benchmarks/serve_load.py [--seconds 10] [--clients 1,50,200] [--replays 10]
-[--idle 805 [--half] [--addresses 200]]``
+[--idle 805 [--half] [--addresses 200]] [--workers N]``
 """
 
 from __future__ import annotations
 
 import argparse
 import multiprocessing
+import os
+import signal
 import socket
+import sys
 import threading
 import time
 from collections import defaultdict
@@ -31,26 +37,28 @@ import httpx
 import numpy as np
 import uvicorn
 
+from hanamikoji_env import records
 from hanamikoji_env.play.server import build_parser, create_app, uvicorn_options
 
 
-def _run_server(port: int) -> None:
-    app = create_app("random", max_games=1000, new_games_per_minute=100_000, per_client_games=1000)
+def _run_server(port: int, workers: int) -> None:
+    app = create_app(
+        "random", max_games=1000, new_games_per_minute=100_000, per_client_games=1000, workers=workers
+    )
+    app.state.server.workers.start()
     args = build_parser().parse_args(["--port", str(port)])
-    uvicorn.run(app, **{**uvicorn_options(args), "log_level": "error"})
-
-
-def longest_record() -> str:
-    """The longest of 300 seeded random games' records, as one JSON line."""
-    from hanamikoji_env.play.session import bot_game
-
-    return max((bot_game(("random", "random"), seed, None).to_json() for seed in range(300)), key=len)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # uvicorn passes it on: the finally runs
+    try:
+        uvicorn.run(app, **{**uvicorn_options(args), "log_level": "error"})
+    finally:
+        app.state.server.workers.close()
 
 
 def replayer(
-    url: str, until: float, line: str, times: dict[str, list[float]], errors: dict[int, int]
+    url: str, until: float, line: str, times: dict[str, list[float]], errors: dict[int, int], address: str
 ) -> None:
-    with httpx.Client(base_url=url, timeout=60) as http:
+    transport = httpx.HTTPTransport(local_address=address)
+    with httpx.Client(base_url=url, timeout=60, transport=transport) as http:
         while time.perf_counter() < until:
             start = time.perf_counter()
             response = http.post("/api/replay", content=line, headers={"content-type": "application/json"})
@@ -60,12 +68,12 @@ def replayer(
                 time.sleep(0.05)
 
 
-def serve() -> tuple[str, multiprocessing.Process]:
+def serve(workers: int) -> tuple[str, multiprocessing.Process]:
     """The server in its own process (so the clients' threads do not share its interpreter)."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    process = multiprocessing.get_context("spawn").Process(target=_run_server, args=(port,), daemon=True)
+    process = multiprocessing.get_context("spawn").Process(target=_run_server, args=(port, workers))
     process.start()
     url = f"http://127.0.0.1:{port}"
     for _ in range(600):
@@ -155,9 +163,12 @@ def main() -> None:
     p.add_argument(
         "--addresses", type=int, default=1, help="loopback addresses the held connections come from"
     )
+    p.add_argument(
+        "--workers", type=int, default=len(os.sched_getaffinity(0)), help="the server's worker processes"
+    )
     args = p.parse_args()
-    line = longest_record() if args.replays else ""
-    url, server = serve()
+    line = records.long_game(4900).to_json() if args.replays else ""
+    url, server = serve(args.workers)
     with httpx.Client(base_url=url) as http:  # warm up: the first game compiles the engine's kernels
         http.post("/api/games", json={})
     print("| clients | requests/s | endpoint | p50 ms | p99 ms | ok | errors | held opened | peak RSS MB |")
@@ -179,8 +190,8 @@ def main() -> None:
         until = time.perf_counter() + args.seconds
         threads = [threading.Thread(target=client, args=(url, until, times, errors)) for _ in range(count)]
         threads += [
-            threading.Thread(target=replayer, args=(url, until, line, times, errors))
-            for _ in range(args.replays)
+            threading.Thread(target=replayer, args=(url, until, line, times, errors, f"127.0.1.{k + 1}"))
+            for k in range(args.replays)
         ]
         for t in threads:
             t.start()
@@ -199,7 +210,8 @@ def main() -> None:
                 f"{np.percentile(ms, 99):.1f} | {ok:.1%} | {dict(errors) or '-'} | {opened[0]} | {rss:.0f} |",
                 flush=True,
             )
-    server.kill()
+    server.terminate()  # uvicorn stops on SIGTERM, and the server's workers with it
+    server.join(30)
 
 
 if __name__ == "__main__":

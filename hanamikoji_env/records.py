@@ -44,6 +44,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from hanamikoji_env import engine
 from hanamikoji_env._version import __version__
 from hanamikoji_env.actions import NUM_ACTIONS, action_name
@@ -165,6 +167,39 @@ def from_env(
 
 
 # ------------------------------------------------------------- parsing ---
+
+
+def long_game(decisions: int, seed: int = 0, tries: int = 400) -> GameRecord:
+    """A legal game of random moves, ``random`` against ``random``, lasting about ``decisions``
+    decisions: each round is played again from its deal (up to ``tries`` times) until it ends
+    without a winner, and once the game holds ``decisions``, played to its end.  The longest
+    records a replay accepts, for load tests (``benchmarks/serve_load.py``); 5,000 decisions take
+    about 3 s."""
+    from hanamikoji_env.aec import raw_env  # the env records itself through this module
+    from hanamikoji_env.rules import shuffled_deck
+
+    rng = np.random.default_rng(seed)
+    decks = [shuffled_deck(rng)]
+    state, actions = engine.new_game(decks[0]), []
+    while state.phase != Phase.GAME_OVER:
+        for _ in range(tries if len(actions) < decisions else 1):
+            played, moves = state, []
+            while played.phase not in (Phase.ROUND_OVER, Phase.GAME_OVER):
+                action = int(rng.choice(engine.legal_actions(played)))
+                moves.append(action)
+                played = engine.apply(played, action)
+            if played.phase == Phase.ROUND_OVER:
+                break
+        actions += moves
+        state = played
+        if state.phase == Phase.ROUND_OVER:
+            decks.append(shuffled_deck(rng))
+            state = engine.next_round(state, decks[-1])
+    env = raw_env()
+    env.reset(options={"decks": [list(d) for d in decks]})
+    for action in actions:
+        env.step(action)
+    return from_env(env, ("random", "random"), {"source": "records.long_game", "seed": seed})
 
 
 def parse_record(data: object, where: str = "record") -> GameRecord:

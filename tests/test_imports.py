@@ -28,7 +28,7 @@ LAYERS = [
     "observation",  # what a player may know
     "engine",  # the engine of record
     "rules",  # the readable rules
-    grimp.Layer("actions", "stats", "_version", "pretrained", "checkpoints", "manual", "excerpt"),
+    grimp.Layer("actions", "stats", "_version", "pretrained", "checkpoints", "manual", "excerpt", "pool"),
     "files",  # writing files whole; the folders that ship with the package
 ]
 """``hanamikoji_env``'s modules from the top down."""

@@ -1099,7 +1099,7 @@ def test_watching_two_bots_is_bounded_like_playing(client: TestClient) -> None:
 
 
 def test_bot_games_are_watched_a_few_at_a_time(monkeypatch) -> None:
-    from hanamikoji_env.play import server
+    from hanamikoji_env.play import server, workers
 
     started, release = threading.Event(), threading.Event()
 
@@ -1109,7 +1109,7 @@ def test_bot_games_are_watched_a_few_at_a_time(monkeypatch) -> None:
         return bot_game(players, 1, round_limit)
 
     monkeypatch.setattr(server, "WATCHED_AT_ONCE", 1)
-    monkeypatch.setattr(server, "bot_game", slow_game)
+    monkeypatch.setattr(workers, "bot_game", slow_game)  # the app's workers are threads here
     client = TestClient(server.create_app("random"))
     body = {"players": ["random", "random"]}
     first: list[int] = []
@@ -1138,3 +1138,63 @@ def test_counts_read_in_the_right_number() -> None:
     one = game_summary([11, 3], [2, 1], 0, ("you", "the opponent"), 1)["text"]
     assert one.startswith("Game over after 1 round: you win") and "round(s)" not in one
     assert "after 3 rounds" in game_summary([8, 9], [4, 3], 0, ("you", "the opponent"), 3)["text"]
+
+
+def _served_game(app, seat: int, seed: int, moves: int | None = None) -> tuple[TestClient, dict]:
+    """A practice game against the app's default bot, the person's moves drawn from a generator
+    of its own; ``moves`` of them (None: to the end)."""
+    client = TestClient(app)
+    view = new_game(client, seat=seat, seed=seed)
+    rng = np.random.default_rng(seed)
+    while view["result"] is None and moves != 0:
+        action = int(rng.choice([c["action"] for c in view["choices"]]))
+        response = client.post(f"/api/games/{view['id']}/actions", json={"action": action})
+        assert response.status_code == 200, response.text
+        view, moves = response.json(), None if moves is None else moves - 1
+    return client, view
+
+
+def test_a_bot_in_a_worker_process_plays_the_game_it_plays_in_the_server() -> None:
+    """The search bot (a generator and a plan for its turn) moving in a worker process, both
+    shipped with every move, plays the very game it plays in the serving process: same seed,
+    same record, the bot starting (its first moves made for the new game) and answering."""
+    from hanamikoji_env.play.workers import PooledBot
+
+    played = []
+    for workers in (0, 1):
+        app = create_app("search", workers=workers)
+        try:
+            client, view = _served_game(app, seat=1, seed=7, moves=1)
+            bot = app.state.server.store.games[view["id"]].session.bot
+            assert isinstance(bot, PooledBot) == bool(workers)
+            client, view = _served_game(app, seat=1, seed=7)
+            played.append(client.get(f"/api/games/{view['id']}/record").text)
+        finally:
+            app.state.server.workers.close()
+    assert played[0] == played[1] and '"search"' in played[0]
+
+
+def test_a_killed_worker_costs_one_request_and_the_game_goes_on() -> None:
+    """A worker process killed mid-game (out of memory, an operator): the move whose reply it
+    owed is a 503, the next read makes that reply in a new worker, and the game plays on."""
+    app = create_app("search", workers=1)
+    try:
+        app.state.server.workers.start()
+        client, view = _served_game(app, seat=0, seed=3, moves=1)
+        for process in list(app.state.server.workers.pool._processes.values()):
+            process.kill()
+            process.join(10)
+        for _ in range(10):  # to the move that the bot answers (not one more card of a selection)
+            failed = client.post(
+                f"/api/games/{view['id']}/actions", json={"action": view["choices"][0]["action"]}
+            )
+            if failed.status_code != 200:
+                break
+            view = failed.json()
+        assert failed.status_code == 503 and "worker" in failed.json()["detail"]
+        view = client.get(f"/api/games/{view['id']}").json()  # the bot's reply, made now
+        assert view["your_move"] and view["choices"]
+        moved = client.post(f"/api/games/{view['id']}/actions", json={"action": view["choices"][0]["action"]})
+        assert moved.status_code == 200, moved.text
+    finally:
+        app.state.server.workers.close()

@@ -8,6 +8,8 @@ and fails neither: these tests measure the server's design, not the machine."""
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -17,16 +19,24 @@ import numpy as np
 import pytest
 import uvicorn
 
+from hanamikoji_env import records
 from hanamikoji_env.play.server import build_parser, create_app, uvicorn_options
+
+WORKERS = 2
+"""The server's worker processes here (the command starts one per core)."""
 
 
 @pytest.fixture
 def server() -> Iterator[str]:
+    """The app served as the command serves it, with :data:`WORKERS` worker processes."""
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     # every client here is 127.0.0.1: the per-address limits lifted, served as the command serves
-    app = create_app("random", max_games=200, new_games_per_minute=1000, per_client_games=200)
+    app = create_app(
+        "random", max_games=200, new_games_per_minute=1000, per_client_games=200, workers=WORKERS
+    )
+    app.state.server.workers.start()
     options = uvicorn_options(build_parser().parse_args(["--port", str(port)]))
     config = uvicorn.Config(app, **{**options, "log_level": "error"})
     srv = uvicorn.Server(config)
@@ -37,6 +47,7 @@ def server() -> Iterator[str]:
     yield f"http://127.0.0.1:{port}"
     srv.should_exit = True
     thread.join(10)
+    app.state.server.workers.close()
 
 
 def _move(http: httpx.Client, game: dict) -> dict:
@@ -132,3 +143,47 @@ def test_fifty_games_against_search_leave_a_random_game_responsive(server: str) 
     assert len(meanwhile) >= 50, len(meanwhile)  # the fifty games really played meanwhile
     assert np.percentile(loaded, 90) < SLOWER * quiet, (sorted(loaded)[-5:], quiet)
     assert np.median(loaded) < np.median(meanwhile), (np.median(loaded), np.median(meanwhile))
+
+
+FLOOD = """
+import os, sys, threading, time, httpx
+line, url, stop = open(sys.argv[1], "rb").read(), sys.argv[2], sys.argv[3]
+done = []
+def replay():
+    with httpx.Client(base_url=url, timeout=60) as http:
+        while not os.path.exists(stop):
+            r = http.post("/api/replay", content=line, headers={"content-type": "application/json"})
+            if r.status_code == 200:
+                done.append(len(r.content))
+            else:
+                time.sleep(0.05)  # 503: four replays are in hand
+threads = [threading.Thread(target=replay) for _ in range(10)]
+for t in threads: t.start()
+for t in threads: t.join()
+print(len(done))
+"""
+
+
+@pytest.mark.slow
+def test_ten_clients_replaying_the_longest_records_leave_a_game_responsive(server: str, tmp_path) -> None:
+    """Ten clients replaying a record as long as a replay accepts, again and again (in a process
+    of their own): a heuristic game's moves keep their p90 within :data:`SLOWER` times the quiet
+    one's.  Each replay costs about half a second of CPU; prepared in the serving process, as
+    before the worker processes, they held its interpreter and a move took a second."""
+    record = tmp_path / "long.json"
+    record.write_text(records.long_game(4900).to_json())
+    with httpx.Client(base_url=server, timeout=30) as http:
+        _timed_moves(http, "heuristic", 5)  # warm-up
+        quiet = np.percentile(_timed_moves(http, "heuristic", 40), 90)
+        stop = tmp_path / "stop"
+        flood = subprocess.Popen(
+            [sys.executable, "-c", FLOOD, str(record), server, str(stop)], stdout=subprocess.PIPE, text=True
+        )
+        try:
+            time.sleep(3.0)  # the replays are under way
+            loaded = _timed_moves(http, "heuristic", 40)
+        finally:
+            stop.touch()
+        replayed = int(flood.communicate(timeout=120)[0])
+    assert replayed >= 4, replayed  # the flood really replayed meanwhile
+    assert np.percentile(loaded, 90) < SLOWER * quiet, (sorted(loaded)[-5:], quiet)

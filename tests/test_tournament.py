@@ -308,7 +308,7 @@ def test_pool_workers_give_torch_and_numba_one_thread() -> None:
     """A worker's torch (imported after the pool initializer) runs one thread, and so do the bots'
     batches: workers are one per core."""
     after = (
-        "from hanamikoji_env.tournament.schedule import _init_worker; _init_worker(); "
+        "from hanamikoji_env.pool import init_worker; init_worker(); "
         "import torch, numba; print(torch.get_num_threads(), numba.get_num_threads())"
     )
     out = subprocess.run([sys.executable, "-c", after], capture_output=True, text=True, check=True)
@@ -317,11 +317,11 @@ def test_pool_workers_give_torch_and_numba_one_thread() -> None:
     # both to one on any machine (a one-core one too), and without it they stay at three
     before = (
         "import torch, numba; torch.set_num_threads(3); "
-        "from hanamikoji_env.tournament.schedule import _init_worker; {init}"
+        "from hanamikoji_env.pool import init_worker; {init}"
         "print(torch.get_num_threads(), numba.get_num_threads())"
     )
     env = {**os.environ, "NUMBA_NUM_THREADS": "3"}
-    for init, threads in (("", "3 3"), ("_init_worker(); ", "1 1")):
+    for init, threads in (("", "3 3"), ("init_worker(); ", "1 1")):
         out = subprocess.run([sys.executable, "-c", before.format(init=init)], capture_output=True, text=True,
                              check=True, env=env)  # fmt: skip
         assert out.stdout.strip() == threads, (init, out.stdout)
@@ -340,7 +340,7 @@ def test_pool_workers_give_torch_one_thread_when_the_main_script_imported_it(tmp
         "import multiprocessing\n"
         "from concurrent.futures import ProcessPoolExecutor\n"
         "import torch\n"
-        "from hanamikoji_env.tournament.schedule import _init_worker\n"
+        "from hanamikoji_env.pool import init_worker\n"
         "import numba\n"
         "import numpy as np\n"
         "from hanamikoji_env.vector import BatchEngine\n"
@@ -352,7 +352,7 @@ def test_pool_workers_give_torch_one_thread_when_the_main_script_imported_it(tmp
         "    return torch.get_num_threads(), numba.get_num_threads()\n"
         "if __name__ == '__main__':\n"
         "    ctx = multiprocessing.get_context('spawn')\n"
-        "    with ProcessPoolExecutor(1, ctx, _init_worker) as pool:\n"
+        "    with ProcessPoolExecutor(1, ctx, init_worker) as pool:\n"
         "        print(*pool.submit(threads).result())\n"
     )
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True)
@@ -561,3 +561,30 @@ def test_a_full_disk_while_saving_records_or_a_checkpoint_is_one_line(tmp_path, 
         "games.jsonl",
         "policy.pt",
     ]
+
+
+@pytest.mark.slow
+def test_pool_workers_end_with_a_parent_killed_outright(tmp_path) -> None:
+    """A tournament or a server killed with SIGKILL leaves no worker behind (a worker would
+    otherwise wait for ever on a queue no one feeds)."""
+    script = tmp_path / "parent.py"
+    script.write_text(
+        "import os, time\n"
+        "from hanamikoji_env.pool import new_pool\n"
+        "if __name__ == '__main__':\n"
+        "    pool = new_pool(1)\n"
+        "    print(pool.submit(os.getpid).result(), flush=True)\n"
+        "    time.sleep(600)\n"
+    )
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    worker = int(parent.stdout.readline())
+    parent.kill()
+    parent.wait(10)
+    for _ in range(100):
+        status = Path(f"/proc/{worker}/status")
+        if not status.exists() or "zombie" in status.read_text():
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(worker, signal.SIGKILL)
+        raise AssertionError("the worker outlived its killed parent by 10 s")

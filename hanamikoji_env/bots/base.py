@@ -28,7 +28,8 @@ What a bot is, declared once on its class: ``name`` (its player spec,
 :mod:`hanamikoji_env.bots.spec`), ``options`` (each option's type and bounds,
 checked by the spec parser and the constructor alike), ``observation_version``
 (the observation it reads: an env or batch feeding it encodes that version),
-``batched`` and ``fast`` (quick enough to train against), and :meth:`Bot.from_spec`
+``batched``, ``fast`` (quick enough to train against) and ``light`` (cheaper than a trip
+to a worker process), and :meth:`Bot.from_spec`
 (how a spec's options become the bot).
 """
 
@@ -69,6 +70,10 @@ class Bot(ABC):
     """True where :meth:`act_batch` is one compiled or network call for the whole batch."""
     fast = True
     """False for bots too slow to train against (a training config refuses them)."""
+    light = False
+    """True where one move costs well under a millisecond (random, heuristic): the browser server
+    plays it in its own process, where a worker process's round trip would cost more than the
+    move.  Every other bot moves in the server's worker processes (:mod:`hanamikoji_env.play.workers`)."""
 
     @classmethod
     def from_spec(cls, options: dict[str, Any], seed: int, round_limit: int | None, device: str) -> Bot:

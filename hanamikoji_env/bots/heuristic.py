@@ -440,6 +440,7 @@ class HeuristicBot(Bot):
 
     name = "heuristic"
     batched = True
+    light = True
     """``act_batch`` is one compiled call for the whole batch."""
 
     def _act(self, vector: np.ndarray, mask: np.ndarray) -> int:

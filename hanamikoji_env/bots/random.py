@@ -13,6 +13,7 @@ class RandomBot(Bot):
 
     name = "random"
     batched = True
+    light = True
     """A batch costs one draw per row: trainers and tournaments play it batched."""
 
     def _act(self, vector: np.ndarray, mask: np.ndarray) -> int:

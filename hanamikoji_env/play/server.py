@@ -15,10 +15,15 @@ while one client misbehaves:
   a replay :data:`records.MAX_LINE_BYTES`), refused (413) before it is parsed;
   only ``application/json`` is accepted (415); ``NaN``, ``Infinity`` and numbers
   longer than 20 digits are 422s; an error never echoes more than a short excerpt.
-- **No one waits for another's game.**  Game, bot and replay work (and the
-  encoding of a replay's reply) runs off the event loop, each game under its own
-  lock; a replay is at most :data:`MAX_REPLAY_DECISIONS` decisions, and at most
-  :data:`REPLAYS_AT_ONCE` are prepared at once (503).
+- **No client's work runs on another's time.**  A bot's move (but a light bot's:
+  random, heuristic), a watched bot game and a replay's frames run in worker
+  processes, one per core (``--workers``; :mod:`hanamikoji_env.play.workers`): a
+  CPU-heavy request waits for a worker, never the event loop or another client's
+  light request.  A person's move and a view run in a thread, each game under its
+  own lock.  A replay is at most
+  :data:`~hanamikoji_env.play.workers.MAX_REPLAY_DECISIONS` decisions, and at most
+  :data:`REPLAYS_AT_ONCE` replays and :data:`WATCHED_AT_ONCE` bot games are in
+  hand at once (503).
 - **Slots.**  At most ``max_games`` games are in play, :data:`PER_CLIENT_GAMES` from
   one address (429); a finished game frees its slot at once and keeps only its
   view and record (downloadable among the latest :data:`FINISHED_KEPT`), and a game
@@ -64,14 +69,17 @@ API (JSON):
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import math
+import os
 import secrets
+import signal
 import socket
 import threading
 import time
 from collections import Counter, OrderedDict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Annotated, Any, NamedTuple
@@ -89,21 +97,20 @@ from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.excerpt import clip
 from hanamikoji_env.first_run import warm_up
 from hanamikoji_env.play import geishas
-from hanamikoji_env.play.session import GameSession, bot_game, replay_frames, seat_names
+from hanamikoji_env.play.session import GameSession
+from hanamikoji_env.play.workers import PooledBot, Workers, replayed, watched
 from hanamikoji_env.rules import check_round_limit
 
 BUILTIN_OPPONENTS = ("random", "heuristic", "search")
 MAX_SEED = 2**63 - 1
 MAX_BODY_BYTES = 16 * 1024
 """The largest request body but a replay's (a move or a new game is a few dozen bytes)."""
-MAX_REPLAY_DECISIONS = 5000
-"""The most decisions a replayed record may hold (real games have a few hundred)."""
 NEW_GAMES_PER_MINUTE = 30
 """New games a client may start a minute, played and watched together."""
 WATCHED_AT_ONCE = 4
-"""Bot games the server plays for watchers at the same time (each takes a worker thread)."""
+"""Bot games the server plays for watchers at the same time (each queued for a worker)."""
 REPLAYS_AT_ONCE = 4
-"""Replays the server prepares at the same time (each takes a worker thread)."""
+"""Replays the server prepares at the same time (each queued for a worker)."""
 PER_CLIENT_GAMES = 10
 """Games in play one address may hold (a person plays one, or a few in tabs)."""
 PER_CLIENT_WATCHES = 2
@@ -169,6 +176,9 @@ class _Game:
     started: bool = False
     """Whether the person has moved in it yet."""
     lock: threading.Lock = field(default_factory=threading.Lock)
+    """Guards the session while a thread moves in it or reads its view."""
+    turn: asyncio.Lock = field(default_factory=asyncio.Lock)
+    """One move request at a time, held from the person's move to the bot's last reply."""
 
 
 class _Finished(NamedTuple):
@@ -337,7 +347,8 @@ async def read_body(request: Request, limit: int) -> bytes:
 @dataclass
 class Server:
     """What the routes share, kept on the app (``app.state.server``): the opponents a browser may
-    pick, the games, the rate limit, the watched games' slots and the host names served."""
+    pick, the games, the rate limit, the watched games' slots, the host names served and the
+    worker processes."""
 
     opponent: str
     allowed: list[str]
@@ -346,6 +357,7 @@ class Server:
     limiter: RateLimit
     watching: threading.BoundedSemaphore
     hosts: set[str] | None
+    workers: Workers
     replaying: threading.BoundedSemaphore = field(
         default_factory=lambda: threading.BoundedSemaphore(REPLAYS_AT_ONCE)
     )
@@ -383,10 +395,12 @@ def client_of(request: Request) -> str:
     return request.client.host if request.client else "?"
 
 
-def encoded(reply: dict[str, Any]) -> Response:
-    """A JSON reply encoded where this runs (a worker thread for large ones: a replay of a few MB
-    takes the event loop half a second)."""
-    return Response(json.dumps(reply, separators=(",", ":")), media_type="application/json")
+def shielded(work: Coroutine[Any, Any, Any]) -> asyncio.Future[Any]:
+    """``work`` run to its end even if the client goes away meanwhile: a game is never left
+    between the person's move and the bot's reply, nor a slot held by work no one awaits."""
+    task = asyncio.ensure_future(work)
+    task.add_done_callback(lambda t: t.cancelled() or t.exception())  # read: never logged as lost
+    return asyncio.shield(task)
 
 
 def _hostname(url: str) -> str | None:
@@ -444,52 +458,100 @@ async def new_game(request: Request) -> dict[str, Any]:
     chosen = body.opponent or srv.opponent
     srv.admit(request, [chosen], "opponent must be one of")
 
-    def start() -> dict[str, Any]:
-        session = GameSession(chosen, body.seat, body.seed, srv.round_limit, source="hanamikoji-serve")
-        return view(srv.store.add(session, client_of(request)), session)
+    def start() -> tuple[str, _Game]:
+        pooled = srv.workers.bot(chosen)  # a light bot replies within the session, in this thread
+        session = GameSession(
+            chosen,
+            body.seat,
+            body.seed,
+            srv.round_limit,
+            bot=pooled,
+            source="hanamikoji-serve",
+            bot_replies=pooled is None,
+        )
+        gid = srv.store.add(session, client_of(request))
+        return gid, srv.store.get(gid)  # type: ignore[return-value]
 
-    return await run_in_threadpool(start)
+    gid, game = await run_in_threadpool(start)
+    return await shielded(_moved(srv, gid, game, None))
 
 
 @router.get("/api/games/{gid}")
-def get_game(gid: str, request: Request) -> dict[str, Any]:
-    game = server(request).store.get(gid)
+async def get_game(gid: str, request: Request) -> dict[str, Any]:
+    srv = server(request)
+    game = await run_in_threadpool(srv.store.get, gid)
     if isinstance(game, _Finished):
         return game.view
-    with game.lock:
-        return view(gid, game.session)
+    if isinstance(game.session.bot, PooledBot):  # after the bot's reply in hand, or one a failed
+        return await shielded(_moved(srv, gid, game, None))  # request left (a worker killed)
 
-
-async def apply_move(store: GameStore, gid: str, move: Callable[[GameSession], None]) -> dict[str, Any]:
-    """The view after ``move`` (the person's, then the bot's replies), made off the event loop
-    under the game's lock; a move the session refuses is a 400, the game unchanged."""
-
-    def act() -> dict[str, Any]:
-        game = store.get(gid)
-        if isinstance(game, _Finished):
-            raise HTTPException(409, "the game is over: start a new one")
+    def read() -> dict[str, Any]:
         with game.lock:
-            try:
-                move(game.session)
-            except ValueError as e:
-                raise HTTPException(400, clip(str(e), 300)) from None
-            store.after_move(gid, game)
             return view(gid, game.session)
 
-    return await run_in_threadpool(act)
+    return await run_in_threadpool(read)
+
+
+async def apply_move(srv: Server, gid: str, move: Callable[[GameSession], None]) -> dict[str, Any]:
+    """The view after ``move`` (the person's) and the bot's replies; a move the session refuses
+    is a 400, the game unchanged."""
+    game = await run_in_threadpool(srv.store.get, gid)
+    if isinstance(game, _Finished):
+        raise HTTPException(409, "the game is over: start a new one")
+    return await shielded(_moved(srv, gid, game, move))
+
+
+async def _moved(
+    srv: Server, gid: str, game: _Game, move: Callable[[GameSession], None] | None
+) -> dict[str, Any]:
+    """``move`` (None: none, a new game), then the bot's moves until it is the person's turn
+    again, one request of the game at a time.  The person's move and the view are made in a
+    thread under the game's lock; a pooled bot's moves in a worker (:class:`Workers`)."""
+
+    def locked(work: Callable[[GameSession], Any]) -> Any:
+        with game.lock:
+            return work(game.session)
+
+    def person(session: GameSession) -> None:
+        if move is None:
+            return
+        try:
+            move(session)
+        except ValueError as e:
+            raise HTTPException(400, clip(str(e), 300)) from None
+
+    async with game.turn:
+        await _bot_replies(srv, game, locked)  # any left by a request that failed midway
+        await run_in_threadpool(locked, person)
+        await _bot_replies(srv, game, locked)
+        if move is not None:
+            srv.store.after_move(gid, game)
+        return await run_in_threadpool(locked, lambda session: view(gid, session))
+
+
+async def _bot_replies(
+    srv: Server, game: _Game, locked: Callable[[Callable[[GameSession], Any]], Any]
+) -> None:
+    """The bot's moves in a worker, each applied in a thread (a light bot has made its replies
+    within the person's move)."""
+    if not isinstance(game.session.bot, PooledBot):
+        return
+    while (obs := await run_in_threadpool(locked, GameSession.bot_observation)) is not None:
+        action = await srv.workers.act(game.session.bot, obs)
+        await run_in_threadpool(locked, lambda session: session.bot_play(action))  # noqa: B023 - awaited here
 
 
 @router.post("/api/games/{gid}/actions")
 async def play(gid: str, request: Request) -> dict[str, Any]:
     chosen = validate(Move, parse_json(await read_body(request, MAX_BODY_BYTES)))
-    return await apply_move(server(request).store, gid, lambda session: session.play(chosen.action))
+    return await apply_move(server(request), gid, lambda session: session.play(chosen.action))
 
 
 @router.post("/api/games/{gid}/turn")
 async def turn(gid: str, request: Request) -> dict[str, Any]:
     chosen = validate(Turn, parse_json(await read_body(request, MAX_BODY_BYTES)))
     return await apply_move(
-        server(request).store, gid, lambda session: session.play_turn(chosen.cards, chosen.token)
+        server(request), gid, lambda session: session.play_turn(chosen.cards, chosen.token)
     )
 
 
@@ -500,34 +562,25 @@ async def watch(request: Request) -> dict[str, Any]:
     srv.admit(request, body.players, "players must be among")
 
     client = client_of(request)
+    with srv.lock:
+        if srv.watchers[client] >= PER_CLIENT_WATCHES:
+            raise HTTPException(429, f"one address may watch {PER_CLIENT_WATCHES} bot games at once")
+        if not srv.watching.acquire(blocking=False):
+            raise HTTPException(503, f"the server plays {WATCHED_AT_ONCE} bot games at once; try again later")
+        srv.watchers[client] += 1
 
-    def play_out() -> Response:
-        with srv.lock:
-            if srv.watchers[client] >= PER_CLIENT_WATCHES:
-                raise HTTPException(429, f"one address may watch {PER_CLIENT_WATCHES} bot games at once")
-            if not srv.watching.acquire(blocking=False):  # in the worker: a cancelled request leaks no slot
-                raise HTTPException(
-                    503, f"the server plays {WATCHED_AT_ONCE} bot games at once; try again later"
-                )
-            srv.watchers[client] += 1
+    async def play_out() -> bytes:
         try:
-            record = bot_game((body.players[0], body.players[1]), body.seed, srv.round_limit)
-            return encoded(
-                {
-                    "players": list(record.players),
-                    "names": list(seat_names(record.players)),
-                    "frames": replay_frames(record),
-                    "record": record.to_json() + "\n",
-                }
-            )
-        finally:
+            players = (body.players[0], body.players[1])
+            return await srv.workers.run(watched, players, body.seed, srv.round_limit)
+        finally:  # when the game is over, not when the client leaves: a slot is the work's
             with srv.lock:
                 srv.watchers[client] -= 1
                 if not srv.watchers[client]:
                     del srv.watchers[client]
             srv.watching.release()
 
-    return await run_in_threadpool(play_out)
+    return Response(await shielded(play_out()), media_type="application/json")
 
 
 @router.get("/api/games/{gid}/record")
@@ -550,32 +603,18 @@ async def replay(request: Request) -> Response:
     srv.admit(request, [], "")  # replays count against the address's rate like new games
     data = parse_json(await read_body(request, records.MAX_LINE_BYTES))
 
-    def frames() -> Response:
-        if not srv.replaying.acquire(blocking=False):
-            raise HTTPException(
-                503, f"the server prepares {REPLAYS_AT_ONCE} replays at once; try again shortly"
-            )
+    if not srv.replaying.acquire(blocking=False):
+        raise HTTPException(503, f"the server prepares {REPLAYS_AT_ONCE} replays at once; try again shortly")
+
+    async def frames() -> bytes:
         try:
-            record = records.parse_record(data, "the record")
-            if len(record.actions) > MAX_REPLAY_DECISIONS:
-                raise records.RecordError(
-                    f"the record has {len(record.actions)} decisions; a replay shows at most {MAX_REPLAY_DECISIONS}"
-                )
-            shown = replay_frames(record)
+            return await srv.workers.run(replayed, data)
         except records.RecordError as e:
             raise HTTPException(400, clip(str(e), 300)) from None
         finally:
             srv.replaying.release()
-        return encoded(
-            {
-                "players": list(record.players),
-                "names": list(seat_names(record.players)),
-                "round_limit": record.round_limit,
-                "frames": shown,
-            }
-        )
 
-    return await run_in_threadpool(frames)
+    return Response(await shielded(frames()), media_type="application/json")
 
 
 def create_app(
@@ -586,22 +625,27 @@ def create_app(
     allowed_hosts: list[str] | None = None,
     new_games_per_minute: int = NEW_GAMES_PER_MINUTE,
     per_client_games: int = PER_CLIENT_GAMES,
+    workers: int = 0,
 ) -> FastAPI:
     """The app; ``opponent`` (any player spec, checked now) is the default and joins the
     built-in bots a browser may pick: a browser never names a file.  ``allowed_hosts``: the
     host names (``Host`` header, port ignored) this server answers to; None: any (for tests
-    and embedding; the command passes its own)."""
+    and embedding; the command passes its own).  ``workers``: the processes that play the bots'
+    moves, watched games and replays (0: threads of this process; the command starts one per
+    core with :meth:`Workers.start`)."""
     parse_player(opponent)
+    allowed = list(dict.fromkeys([opponent, *BUILTIN_OPPONENTS]))
     app = FastAPI(title="Hanamikoji", docs_url=None, redoc_url=None, openapi_url=None)
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
     app.state.server = Server(
         opponent=opponent,
-        allowed=list(dict.fromkeys([opponent, *BUILTIN_OPPONENTS])),
+        allowed=allowed,
         round_limit=round_limit,
         store=GameStore(max_games, idle_seconds, per_client=per_client_games),
         limiter=RateLimit(new_games_per_minute),
         watching=threading.BoundedSemaphore(WATCHED_AT_ONCE),
         hosts=None if allowed_hosts is None else {h.lower() for h in allowed_hosts},
+        workers=Workers(workers, allowed, round_limit),
     )
     app.middleware("http")(same_origin)
     app.include_router(router)
@@ -631,6 +675,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--opponent", default="heuristic", help="default opponent: any player spec (default heuristic)"
     )
     p.add_argument("--round-limit", type=int, default=None, help="play at most this many rounds")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="processes that play the bots' moves, watched games and replays (default: one per core; "
+        "0: threads of the serving process)",
+    )
     p.add_argument("--max-games", type=int, default=100, help="games kept at once (default 100)")
     p.add_argument("--idle-minutes", type=float, default=60.0, help="drop a game idle this long (default 60)")
     p.add_argument(
@@ -651,8 +702,13 @@ def main(argv: list[str] | None = None) -> None:
         round_limit = check_round_limit(args.round_limit)
         if not 1 <= args.max_games <= 100_000 or not 0 < args.idle_minutes <= 7 * 24 * 60:
             raise ValueError("--max-games must be in [1, 100000] and --idle-minutes in (0, 10080]")
+        workers = len(os.sched_getaffinity(0)) if args.workers is None else args.workers
+        if not 0 <= workers <= 256:
+            raise ValueError(f"--workers must be in [0, 256], got {workers}")
         hosts = ["127.0.0.1", "localhost", "::1", args.host, *args.allowed_host]
-        app = create_app(args.opponent, round_limit, args.max_games, args.idle_minutes * 60, hosts)
+        app = create_app(
+            args.opponent, round_limit, args.max_games, args.idle_minutes * 60, hosts, workers=workers
+        )
     except ValueError as e:
         parser.error(str(e))
     try:  # the address first: a port in use is said at once, not after the warm-up
@@ -663,9 +719,21 @@ def main(argv: list[str] | None = None) -> None:
     import uvicorn
 
     print("Hanamikoji: preparing the engine and every opponent a visitor may pick...", flush=True)
-    warm_up(app.state.server.allowed, round_limit)  # compiled before the first visitor, not on them
+    srv = app.state.server
+    warm_up(srv.allowed, round_limit)  # compiled before the first visitor, not on them
+    srv.workers.start()  # each worker warms up too
     print(f"Hanamikoji: open http://{args.host}:{args.port} in a browser (Ctrl-C stops the server)")
-    uvicorn.Server(uvicorn.Config(app, **uvicorn_options(args))).run(sockets=[listening])
+    # uvicorn passes a SIGTERM on once it has shut down: raised here as SystemExit, so the
+    # workers are closed too (the default action would end the process before the finally)
+    signal.signal(signal.SIGTERM, _terminated)
+    try:
+        uvicorn.Server(uvicorn.Config(app, **uvicorn_options(args))).run(sockets=[listening])
+    finally:
+        srv.workers.close()
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 def uvicorn_options(args: argparse.Namespace) -> dict[str, Any]:

@@ -85,6 +85,10 @@ class GameSession:
     ready ``bot``).  ``seed`` deals the cards and seeds the bot; ``decks`` scripts the deals
     as the env's ``reset(options={"decks": ...})`` does.
 
+    The bot replies within the constructor and :meth:`play`; with ``bot_replies=False`` the
+    caller makes its moves instead (:meth:`bot_observation`, then :meth:`bot_play`): the browser
+    server, whose bots move in worker processes while the serving process goes on serving.
+
     Without a ``seed`` the game draws 128 bits from the operating system, so no one can
     recover the deal from their own cards; a chosen ``seed`` (or scripted decks) lets whoever
     chose it know every card, so such a game is a *practice* game (``view()["practice"]``,
@@ -99,6 +103,7 @@ class GameSession:
         bot: Bot | None = None,
         source: str = "hanamikoji-play",
         decks: list[list[int]] | None = None,
+        bot_replies: bool = True,
     ) -> None:
         if seat not in (0, 1) or isinstance(seat, bool):
             raise ValueError(f"seat must be 0 or 1, got {seat!r}")
@@ -108,7 +113,7 @@ class GameSession:
         self.opponent = opponent
         self.bot = bot if bot is not None else parse_player(opponent).make(seed, round_limit)
         self.bot.reset(seed=seed + 1)
-        self.seat, self.seed, self.source = seat, seed, source
+        self.seat, self.seed, self.source, self.bot_replies = seat, seed, source, bot_replies
         self.env = raw_env(round_limit=round_limit)
         self.env.reset(seed=seed, options=None if decks is None else {"decks": decks})
         self.events: list[dict[str, Any]] = []
@@ -117,7 +122,8 @@ class GameSession:
         it (``board``, from their own observation, and its ``score``) and how many ``events`` had
         been told, so a board can play them out one at a time."""
         self._info = self._observe()
-        self._advance()
+        if bot_replies:
+            self.advance()
 
     # ------------------------------------------------------------ playing ---
 
@@ -148,7 +154,8 @@ class GameSession:
             named = action_name(int(action)) if 0 <= action < NUM_ACTIONS else "out of range"
             raise ValueError(f"action {action} ({named}) is not legal now; legal: {legal}")
         self._step(int(action), mine=True)
-        self._advance()
+        if self.bot_replies:
+            self.advance()
 
     def play_turn(self, cards: list[int], token: int | None = None) -> None:
         """The person's whole selection at once, in any order: ``token`` (when the turn has not
@@ -200,10 +207,24 @@ class GameSession:
             )
         return None
 
-    def _advance(self) -> None:
+    def bot_observation(self) -> dict[str, np.ndarray] | None:
+        """The bot's observation dict when it is the bot's move (None: the person's, or over)."""
         bot_agent = AGENTS[1 - self.seat]
-        while not self.over and self.env.agent_selection == bot_agent:
-            self._step(self.bot.act(self.env.observe(bot_agent)), mine=False)
+        if self.over or self.env.agent_selection != bot_agent:
+            return None
+        return self.env.observe(bot_agent)
+
+    def bot_play(self, action: int) -> None:
+        """The bot's move ``action`` (``ValueError`` unless it is the bot's move and legal)."""
+        obs = self.bot_observation()
+        if obs is None or not 0 <= action < NUM_ACTIONS or not obs["action_mask"][action]:
+            raise ValueError(f"the bot cannot play {action} now")
+        self._step(int(action), mine=False)
+
+    def advance(self) -> None:
+        """The bot's moves until it is the person's decision again or the game is over."""
+        while (obs := self.bot_observation()) is not None:
+            self.bot_play(self.bot.act(obs))
 
     def _step(self, action: int, mine: bool) -> None:
         before, round_before = self._info, self.env.game.round  # the observation's round saturates

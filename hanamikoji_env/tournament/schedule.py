@@ -3,20 +3,15 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-import signal
 import sys
-import threading
 from collections.abc import Iterator
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from concurrent.futures.process import BrokenProcessPool
 from itertools import combinations
-from multiprocessing import resource_tracker
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import numba
 import numpy as np
 
 from hanamikoji_env import records
@@ -25,6 +20,7 @@ from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.bots.spec import PlayerSpec
 from hanamikoji_env.first_run import announce, parts_for
 from hanamikoji_env.games import play_env, play_lockstep
+from hanamikoji_env.pool import new_pool, stop, submit_all
 from hanamikoji_env.tournament.outputs import GAMES_FILE
 from hanamikoji_env.tournament.summary import GameResult, summarise
 
@@ -101,73 +97,12 @@ def _play_lockstep(task: Task, a: Bot, b: Bot) -> list[GameResult]:
     return [_result(task, e, *games[g]) for g, e in played]
 
 
-def _init_worker() -> None:
-    """Pool workers run one per core: torch (imported later, by checkpoint players), numpy's BLAS
-    and numba's thread count (the bots' batches, ``bots.base.run_rows``) get one thread each
-    instead of one per core, which would oversubscribe the machine.
-    A spawned worker first imports the parent's main module; where that imported torch, its
-    thread count is already set (to the number of cores), so it is set to one here as well.
-    Ctrl-C is the parent's to handle: a worker ignores SIGINT and is terminated by the parent.
-    A worker starts with SIGINT blocked (:func:`_start_pool`), so a Ctrl-C while it imports is
-    held, then dropped here, never a traceback."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # drops a SIGINT held while blocked
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        os.environ[var] = "1"
-    if "torch" in sys.modules:
-        sys.modules["torch"].set_num_threads(1)
-    # the bots' row threads (bots.base.run_rows): one thread too.  Not through NUMBA_NUM_THREADS: numba re-reads
-    # it at every compilation and refuses a change once its threads run.
-    numba.set_num_threads(1)
-
-
 class Interrupted(KeyboardInterrupt):
     """Ctrl-C during :func:`run_tournament`; ``played`` games of ``total`` had finished."""
 
     def __init__(self, played: int, total: int) -> None:
         super().__init__(f"{played} of {total} games played")
         self.played, self.total = played, total
-
-
-def _stop(pool: ProcessPoolExecutor) -> None:
-    """Shut ``pool`` down now: queued tasks cancelled, running games ended mid-game."""
-    # the executor has no public way to end running tasks before Python 3.14's terminate_workers()
-    for process in list(getattr(pool, "_processes", {}).values()):
-        process.terminate()
-    pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _new_pool(workers: int) -> ProcessPoolExecutor:
-    """A pool of ``workers`` spawned processes; none runs until :func:`_submit_all`."""
-    # spawn, not fork: a forked child of a process that has run torch can hang in torch.
-    # An executor, not multiprocessing.Pool: a worker that dies breaks the executor with an
-    # error, where a Pool silently replaces it and waits forever for its task.
-    return ProcessPoolExecutor(workers, multiprocessing.get_context("spawn"), _init_worker)
-
-
-def _submit_all(pool: ProcessPoolExecutor, tasks: list[Task]) -> list[Future[list[GameResult]]]:
-    """Every task submitted, the workers that this starts shielded from a Ctrl-C meanwhile.
-
-    SIGINT is blocked in this thread while the workers are spawned, so they inherit the block
-    (:func:`_init_worker` drops what it held): none dies with a traceback while it starts.  A
-    Ctrl-C in the parent meanwhile (even one taken before the block but not yet acted on) is
-    recorded instead of raised, so it cannot cut a worker's launch in half; it is raised as a
-    ``KeyboardInterrupt`` once the submissions are done, and the caller stops ``pool``."""
-    resource_tracker.ensure_running()  # spawn's tracker unblocks SIGINT after it starts: first
-    record = threading.current_thread() is threading.main_thread() and callable(
-        signal.getsignal(signal.SIGINT)  # not where SIGINT is ignored (SIG_IGN)
-    )
-    interrupted: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda *_: interrupted.append(1)) if record else None
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        return [pool.submit(_worker, t) for t in tasks]
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a Ctrl-C held meanwhile is recorded now
-        if record:
-            signal.signal(signal.SIGINT, previous)
-        if interrupted:
-            raise KeyboardInterrupt
 
 
 def _chunks(n: int, size: int) -> Iterator[list[int]]:
@@ -236,8 +171,8 @@ def run_tournament(
         elif workers == 1:
             parts = map(_worker, tasks)
         else:
-            pool = _new_pool(workers)
-            parts = (f.result() for f in as_completed(_submit_all(pool, tasks)))
+            pool = new_pool(workers)
+            parts = (f.result() for f in as_completed(submit_all(pool, _worker, tasks)))
         for part in parts:
             results += part
             bar.update(len(part))
@@ -251,7 +186,7 @@ def run_tournament(
     finally:
         bar.close()
         if pool is not None:
-            _stop(pool)
+            stop(pool)
     results.sort(key=lambda r: (r.pair, r.deal, r.a_seat))
     if save_games is not None:
         save_games.mkdir(parents=True, exist_ok=True)

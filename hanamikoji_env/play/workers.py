@@ -1,0 +1,197 @@
+"""Where the browser server's CPU-heavy work runs: worker processes, never the serving process.
+
+A move of a bot that is not :attr:`~hanamikoji_env.bots.base.Bot.light` (search, a checkpoint,
+an enumeration), a watched bot game and a replay's frames cost from a millisecond to seconds of
+CPU.  In a thread of the serving process they would hold its interpreter lock while every
+other client waited: ten addresses replaying in a loop once made a plain move take a second.
+Here they queue for one of :class:`Workers`' processes (one per core, each warmed up before
+the first visitor, at a lower scheduling priority: :data:`WORKER_NICENESS`), while the event loop and the light work (a random or heuristic bot's reply,
+a person's move, a view) go on in the serving process.
+
+A bot that moves in a worker is a :class:`PooledBot` in the serving process: its generator and
+its memory of the game (:meth:`~hanamikoji_env.bots.base.Bot.game_state`) stay with the game, and
+each move ships them with the bot's observation, so a game plays exactly as it would with the
+bot in-process (same seed, same game).  A worker builds one bot per spec and plays it with
+``act_batch``'s per-game generator and state, as a tournament's lockstep games do.
+
+``Workers(0, ...)`` runs the same work in threads of this process (tests, embedding).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import threading
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
+
+import numpy as np
+from fastapi import HTTPException
+from fastapi.concurrency import run_in_threadpool
+
+from hanamikoji_env import records
+from hanamikoji_env.bots.base import Bot
+from hanamikoji_env.bots.spec import parse_player
+from hanamikoji_env.first_run import warm_up
+from hanamikoji_env.play.session import bot_game, replay_frames, seat_names
+from hanamikoji_env.pool import init_worker, new_pool, submit_all
+
+T = TypeVar("T")
+MAX_REPLAY_DECISIONS = 5000
+"""The most decisions a replayed record may hold (real games have a few hundred)."""
+
+
+class PooledBot(Bot):
+    """The bot of ``spec`` as the serving process holds it: its generator and game memory, its
+    moves made in a worker (:meth:`Workers.act`)."""
+
+    def __init__(self, spec: str, seed: int | None = 0) -> None:
+        super().__init__(seed)
+        self.spec = spec
+        self.memory: tuple[int, ...] = ()
+
+    def game_state(self) -> tuple[int, ...]:
+        return self.memory
+
+    def set_game_state(self, state: tuple[int, ...]) -> None:
+        self.memory = tuple(state)
+
+    def _act(self, vector: np.ndarray, mask: np.ndarray) -> int:
+        raise RuntimeError(f"{self.spec} moves in a worker process: await Workers.act(bot, obs)")
+
+
+class Workers:
+    """``processes`` worker processes for the bots of ``specs`` (0: threads of this process)."""
+
+    def __init__(self, processes: int, specs: list[str], round_limit: int | None) -> None:
+        if processes < 0:
+            raise ValueError(f"workers must be 0 or more, got {processes}")
+        self.processes, self.specs, self.round_limit = processes, list(specs), round_limit
+        self.lock = threading.Lock()
+        self.pool: ProcessPoolExecutor | None = self._new_pool()
+
+    def _new_pool(self) -> ProcessPoolExecutor | None:
+        if not self.processes:
+            return None
+        return new_pool(self.processes, _init_worker, (self.specs, self.round_limit))
+
+    def start(self) -> None:
+        """Every worker started and warmed up (what its bots play with compiled or loaded), so
+        no visitor waits on it."""
+        if self.pool is not None:  # all submitted before any returns: one task per new worker
+            wait(submit_all(self.pool, _ready, range(self.processes)))
+
+    def close(self) -> None:
+        """The workers finish the task in hand (a move, a replay: seconds at most) and end."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def bot(self, spec: str) -> Bot | None:
+        """A stand-in for the bot of ``spec`` that moves in a worker; None where the bot moves in
+        this process (no workers, or a light bot)."""
+        if self.pool is None or parse_player(spec).bot_class().light:
+            return None
+        return PooledBot(spec)
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in a worker (a thread without workers), awaited without holding a thread."""
+        pool = self.pool
+        if pool is None:
+            return await run_in_threadpool(fn, *args)
+        try:
+            return await asyncio.wrap_future(pool.submit(fn, *args))
+        except BrokenProcessPool:  # a worker was killed (out of memory?): the next request gets new ones
+            with self.lock:
+                if self.pool is pool:
+                    self.pool = self._new_pool()
+            raise HTTPException(503, "a worker process of this server failed; try again") from None
+
+    async def act(self, bot: Bot, obs: dict[str, np.ndarray]) -> int:
+        """``bot``'s move for ``obs``: in a worker for a :class:`PooledBot` (its generator and game
+        memory updated as if it had moved here), else in a thread of this process."""
+        if not isinstance(bot, PooledBot):
+            return await run_in_threadpool(bot.act, obs)
+        state = bot.rng.bit_generator.state
+        action, state, memory = await self.run(bot_move, bot.spec, self.round_limit, obs, state, bot.memory)
+        bot.rng.bit_generator.state, bot.memory = state, memory
+        return action
+
+
+# ------------------------------------------------------- in a worker ---
+
+_bots: dict[tuple[str, int | None], Bot] = {}
+
+
+WORKER_NICENESS = 10
+"""How much lower a worker's scheduling priority is than the serving process's: on busy cores
+the light requests get the CPU first, and the heavy ones take what is left."""
+
+
+def _init_worker(specs: list[str], round_limit: int | None) -> None:
+    init_worker()
+    os.nice(WORKER_NICENESS)
+    warm_up(specs, round_limit)
+
+
+def _ready(_: int) -> None:
+    return None
+
+
+def bot_move(
+    spec: str,
+    round_limit: int | None,
+    obs: dict[str, np.ndarray],
+    state: dict[str, Any],
+    memory: tuple[int, ...],
+) -> tuple[int, dict[str, Any], tuple[int, ...]]:
+    """The move of ``spec``'s bot for ``obs`` with the generator state ``state`` and the game
+    memory ``memory``; the move, and both after it."""
+    key = (spec, round_limit)
+    if key not in _bots:
+        _bots[key] = parse_player(spec).make(seed=0, round_limit=round_limit)
+    if state.get("bit_generator") != "PCG64":
+        raise ValueError(f"a pooled bot's generator is a PCG64, got {state.get('bit_generator')!r}")
+    rng = np.random.Generator(np.random.PCG64())
+    rng.bit_generator.state = state
+    memories = [memory]
+    action = _bots[key].act_batch(obs["observation"][None], obs["action_mask"][None], [rng], memories)
+    return int(action[0]), rng.bit_generator.state, memories[0]
+
+
+def watched(players: tuple[str, str], seed: int | None, round_limit: int | None) -> bytes:
+    """A whole game of two bots as the watch view's reply (JSON, encoded here)."""
+    record = bot_game(players, seed, round_limit)
+    return _encoded(
+        {
+            "players": list(record.players),
+            "names": list(seat_names(record.players)),
+            "frames": replay_frames(record),
+            "record": record.to_json() + "\n",
+        }
+    )
+
+
+def replayed(data: Any) -> bytes:
+    """A record (one line's JSON value) as the replay view's reply (JSON, encoded here);
+    :class:`~hanamikoji_env.records.RecordError` if it is not a record or is too long."""
+    record = records.parse_record(data, "the record")
+    if len(record.actions) > MAX_REPLAY_DECISIONS:
+        raise records.RecordError(
+            f"the record has {len(record.actions)} decisions; a replay shows at most {MAX_REPLAY_DECISIONS}"
+        )
+    return _encoded(
+        {
+            "players": list(record.players),
+            "names": list(seat_names(record.players)),
+            "round_limit": record.round_limit,
+            "frames": replay_frames(record),
+        }
+    )
+
+
+def _encoded(reply: dict[str, Any]) -> bytes:
+    """A reply encoded where it was made: a replay of a few MB takes half a second to encode."""
+    return json.dumps(reply, separators=(",", ":")).encode()
