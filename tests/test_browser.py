@@ -451,7 +451,7 @@ def test_the_board_fits_a_phone_and_keys_play_it(server: str, tmp_path: Path) ->
         assert not _actionable_out_of_view(page)
         page.keyboard.press("Enter")
         _wait_render(page, renders)
-        assert "A Iris 2, Sakura 5 | B Willow 2, Orchid 4" in (page.text_content("#log") or "")
+        assert "pair A Iris 2, Sakura 5 | pair B Willow 2, Orchid 4" in (page.text_content("#log") or "")
         # and the rest of the game by touch, everything to act on in the window at every decision
         page.select_option("#pace", "300")
         seen = _play_whole_game(page, tmp_path, "390")

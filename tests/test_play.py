@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import copy
 import gc
+import io
 import json
 import socket
 import threading
@@ -278,13 +279,15 @@ def _check_nothing_is_cut(app: tui.PlayApp) -> None:
     assert header.virtual_size.height == 1 and header.region.height == 1  # one line, as it says
     width = log.scrollable_content_region.width
     assert all(line.cell_length <= width for line in log.lines), width
+    assert not wrapped_lines(app)
 
 
 async def _play_by_keys(app: tui.PlayApp, size: tuple[int, int], limit: int = 400) -> dict[str, Any]:
     """Play a whole game with the keys as a person would: the last token left, its cards chosen
-    from the right of the hand (descending), one selection cancelled, each round end read and
-    dismissed with Enter, every other decision by its number."""
-    seen: dict[str, Any] = {"round_ends": [], "cancelled": 0, "presses": 0}
+    from the right of the hand (descending), one selection cancelled, each Gift or pair answer
+    chosen by its number and confirmed with Enter (the first one changed with Esc first), each
+    round end read and dismissed with Enter, every other decision by its number."""
+    seen: dict[str, Any] = {"round_ends": [], "cancelled": 0, "presses": 0, "answers": 0}
     async with app.run_test(size=size) as pilot:
         await pilot.press("9")  # no 9th choice: a bell, nothing played
         await pilot.press("question_mark")  # the rules, whole on screen, then back to the game
@@ -322,12 +325,51 @@ async def _play_by_keys(app: tui.PlayApp, size: tuple[int, int], limit: int = 40
                 assert "Enter confirms" in app.shown_status
                 await pilot.press("enter")
                 continue
+            if view["phase"] in ("GIFT_ANSWER", "COMP_ANSWER"):
+                seen.setdefault("answered", set()).add(view["phase"])
+                await pilot.press("1")  # chosen, not played: Enter confirms
+                assert app.answer is not None and "Enter confirms" in app.shown_status
+                assert app.session.view()["events"] == view["events"]
+                if not seen["answers"]:
+                    await pilot.press("escape")
+                    assert app.answer is None and "Your move:" in app.shown_status
+                    await pilot.press(str(len(view["choices"])))
+                await pilot.press("enter")
+                seen["answers"] += 1
+                continue
             await pilot.press("1")
         await pilot.pause()
         _check_nothing_is_cut(app)
         seen["status"] = app.shown_status
         await pilot.press("q")
     return seen
+
+
+def wrapped_lines(app: tui.PlayApp) -> list[str]:
+    """The lines on screen that do not fit their panel's width (so the terminal wraps them): every
+    text and table drawn at the panel's width against the same drawn wide, and every log line."""
+    from rich.cells import cell_len
+    from rich.console import Console
+    from textual.widgets import RichLog, Static
+
+    def drawn(renderable: Any, width: int) -> list[str]:
+        console = Console(width=width, file=io.StringIO(), color_system=None)
+        return [
+            "".join(seg.text for seg in line).rstrip()
+            for line in console.render_lines(renderable, console.options.update_width(width), pad=False)
+        ]
+
+    wrapped = []
+    for widget in app.screen.query(Static):
+        width = widget.content_region.width
+        if width and widget.content:
+            narrow, wide = drawn(widget.content, width), drawn(widget.content, 1000)
+            if len(narrow) != len(wide):
+                wrapped += [line for line in wide if cell_len(line) > width] or wide
+    if not isinstance(app.screen, tui.ModalScreen):
+        log = app.query_one("#log", RichLog)
+        wrapped += [line for line in app.shown_log if cell_len(line) > log.scrollable_content_region.width]
+    return wrapped
 
 
 def _check_modal_fits(app: tui.PlayApp) -> None:
@@ -339,6 +381,7 @@ def _check_modal_fits(app: tui.PlayApp) -> None:
         assert screen.region.contains_region(widget.region), widget.region
         assert widget.virtual_size.height <= widget.region.height
         assert widget.virtual_size.width <= widget.region.width
+    assert not wrapped_lines(app)
 
 
 def test_the_terminal_board_chooses_cards_in_any_order() -> None:
@@ -376,9 +419,10 @@ def test_the_terminal_board_plays_a_whole_game_by_keys_and_appends_records(
         seen = asyncio.run(_play_by_keys(app, size))
         record = app.session.record()
         assert seen["cancelled"] == 1 and len(seen["round_ends"]) == record.rounds
+        assert seen["answered"] == {"GIFT_ANSWER", "COMP_ANSWER"}  # every kind of answer, no line wrapped
         assert all("Secrets revealed" in r and "Totals" in r for r in seen["round_ends"])
         assert "Game over" in seen["round_ends"][-1] and "charm points" in seen["round_ends"][-1]
-        assert app.recorded and "Press q to quit" in seen["status"]
+        assert app.recorded and "Press n to play again, q to quit" in seen["status"]
         headline = {"you": "You won!", "opponent": "You lost.", "draw": "A draw."}[
             app.session.result()["winner"]
         ]
@@ -464,7 +508,7 @@ def test_the_terminal_board_shows_the_table_as_the_person_sees_it() -> None:
     text = str(tui.status_text(session.view()))
     result = session.result()
     assert {"you": "You won! ", "opponent": "You lost. ", "draw": "A draw. "}[result["winner"]] in text
-    assert result["reason"][1:] in text and "Press q to quit." in text
+    assert result["reason"][1:] in text and "Press n to play again, q to quit." in text
 
 
 def test_hanamikoji_play_refuses_bad_arguments(capsys, tmp_path: Path) -> None:
@@ -1198,3 +1242,39 @@ def test_a_killed_worker_costs_one_request_and_the_game_goes_on() -> None:
         assert moved.status_code == 200, moved.text
     finally:
         app.state.server.workers.close()
+
+
+def test_the_terminal_board_reads_on_dark_and_light_terminals_and_fits_any_name() -> None:
+    """Cards are chips, the text on each geisha's colour chosen to contrast at least 4.5:1
+    (WCAG AA), so no terminal background matters; a long opponent name never widens the header."""
+    for g in range(len(geishas.GEISHAS)):
+        style = tui.chip(g)
+        text, colour = style.split()[1], style.split()[-1]
+        assert tui.contrast(text, colour) >= 4.5, (geishas.GEISHAS[g].name, style)
+    view = GameSession("random", seat=1, seed=3).view()
+    view["opponent"] = "ckpt:" + "a-very-long-checkpoint-name/" * 3 + "policy.pt"
+    for to_move in ("you", "opponent", None):
+        assert len(tui.header_text({**view, "to_move": to_move}, 80).plain) <= 80
+
+
+def test_the_terminal_board_plays_again_from_the_other_seat(tmp_path: Path) -> None:
+    path = tmp_path / "games.jsonl"
+    session = GameSession("random", seat=0, seed=4)
+    play_out(session)
+    app = tui.PlayApp(session, path)
+
+    async def drive() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            while isinstance(app.screen, tui.RoundEnd):
+                await pilot.press("enter")
+            assert "Press n to play again" in app.shown_status and app.recorded
+            await pilot.press("n")
+            assert app.session is not session and app.session.seat == 1 and not app.session.over
+            assert "A new game: you play second." in app.shown_log and not app.recorded
+            assert app.session.view()["your_move"]  # the bot has opened the new game
+            await pilot.press("n")  # not while a game is on: a bell, the same game
+            assert app.session.seat == 1 and not app.session.over
+            await pilot.press("q", "y")
+
+    asyncio.run(drive())
+    assert len(list(records.read_records(path))) == 2  # the first game, and what was played of the second

@@ -387,9 +387,10 @@ def game_summary(
     winner's index, None for a draw): the score, why it ended, and all of it in one sentence."""
     why = ending_reason(points, geishas, w, names, rounds)
     head = "a draw" if w is None else f"{names[w]} {'win' if names[w] == 'you' else 'wins'}"
-    text = (
-        f"Game over after {counted(rounds, 'round')}: {head}, {points[0]}-{points[1]} in charm points and "
-        f"{geishas[0]}-{geishas[1]} in geishas ({names[0]}-{names[1]}): {why}."
+    order = "yours first" if names[0] == "you" else f"{names[0]} first"
+    text = (  # sentences, so a narrow board can put each on a line of its own
+        f"Game over after {counted(rounds, 'round')}: {head}. Charm points {points[0]}-{points[1]}, "
+        f"geishas {geishas[0]}-{geishas[1]} ({order}). {why[0].upper()}{why[1:]}."
     )
     return {"points": points, "geishas": geishas, "reason": why, "text": text}
 
@@ -469,7 +470,10 @@ def describe(before: InfoSet, after: InfoSet, mine: bool, action: int | None) ->
         sa, sb = list(cards_of(a.set_a)), list(cards_of(a.set_b))
         out.append(
             _event(
-                who, "split", sa + sb, f"{subject} split{s} them: A {card_names(sa)} | B {card_names(sb)}."
+                who,
+                "split",
+                sa + sb,
+                f"{subject} split{s} them: pair A {card_names(sa)} | pair B {card_names(sb)}.",
             )
         )
     elif b.phase in (Phase.GIFT_ANSWER, Phase.COMP_ANSWER):
@@ -508,7 +512,7 @@ def describe_last(before: InfoSet, mine: bool, action: int | None) -> list[dict[
         a_taken = decode_action(action).index == 0
         taken = list(cards_of(b.set_a if a_taken else b.set_b))
         left = cards_of(b.set_b if a_taken else b.set_a)
-        text = f"{subject} take{s} set {'A' if a_taken else 'B'} ({card_names(taken)}); {card_names(left)} go to {yours} side."
+        text = f"{subject} take{s} pair {'A' if a_taken else 'B'} ({card_names(taken)}); {card_names(left)} go to {yours} side."
         return [_event(who, "take", taken, text)]
     if b.phase == Phase.SELECT:
         spent = b.spent_me if mine else b.spent_opp
@@ -542,7 +546,7 @@ def _scoring_event(
     text = (
         f"Round {s['round']} scored: Secrets revealed (you {card_label(s['secrets'][me])}, the opponent "
         f"{card_label(s['secrets'][opp])}); charm points {s['points'][me]}-{s['points'][opp]}, "
-        f"geishas {s['geishas'][me]}-{s['geishas'][opp]} (you-opponent)."
+        f"geishas {s['geishas'][me]}-{s['geishas'][opp]} (yours first)."
     )
     e = _event("table", "scoring", [], text)
     e["round"] = s["round"]

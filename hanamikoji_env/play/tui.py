@@ -3,22 +3,28 @@
     hanamikoji-play --opponent heuristic [--seat 0|1] [--seed S] [--round-limit N] [--record FILE]
 
 The header line tells the round, whose move it is, the score as the favour
-markers stand and the draw pile.  Below it: the geishas by name (each in her
+markers stand and the draw pile.  Below it: the geishas by name (each on her
 colour, :mod:`hanamikoji_env.play.geishas`) with their charm and markers (``^``
 the opponent's, ``v`` yours, ``.`` nobody's yet), the cards on both sides, what
-each player has face down and the tokens both have left, the offer you are
-answering, your hand and the moves as they happen.  Where space is short a card
-is its initial and value in her colour (``P3``: Plum, 3 charm).
+each player has face down and the tokens both have left, the Gift or
+Competition being played on the table (whose it is), your hand and the moves as
+they happen.  Where space is short a card is its initial and value on her
+colour (``P3``: Plum, 3 charm), the text on it black or white, whichever
+contrasts more, so it reads on dark and light terminals alike.
 
 Your choices are numbered: press the number.  A token's cards are chosen in any
 order: pick the token, then press the numbers of the cards in your hand to
-select or put back each one; ``Enter`` confirms, ``Esc`` cancels.  At the end of
-each round the scoring stays on screen (the revealed Secrets, each geisha's
-cards and marker, the totals) until you press ``Enter``.  ``?`` shows the rules.
-``q`` quits (a game in progress only after you confirm).  With ``--record FILE``
-the finished game is appended to FILE as a game record
-(:mod:`hanamikoji_env.records`), and so is what was played of a game you quit
-(a record whose result is null).  It fits an 80x24 terminal.
+select or put back each one; ``Enter`` confirms, ``Esc`` cancels.  An answer to a
+Gift or a Competition is chosen by its number and played on ``Enter`` (``Esc``
+chooses again).  At the end of each round the scoring stays on screen (the
+revealed Secrets, each geisha's cards and marker, the totals) until you press
+``Enter``.  ``?`` shows the rules.  When the game is over ``n`` starts another
+against the same opponent from the other seat; ``q`` quits (a game in progress
+only after you confirm).  With ``--record FILE`` every finished game is appended
+to FILE as a game record (:mod:`hanamikoji_env.records`), and so is what was
+played of a game you quit (a record whose result is null).  No line wraps at
+80x24 or wider: the choices go onto lines of their own, a long log line is cut
+at a word (``…``).
 """
 
 from __future__ import annotations
@@ -35,7 +41,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, RichLog, Static
 
-from hanamikoji_env.actions import TOKEN_NAMES, TOKEN_SIZES
+from hanamikoji_env.actions import COMPETITION, GIFT, TOKEN_NAMES, TOKEN_SIZES
 from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.excerpt import clip
 from hanamikoji_env.first_run import announce, parts_for
@@ -52,35 +58,74 @@ from hanamikoji_env.rules import (
 )
 
 _MARK = {None: ".", "you": "v you", "opponent": "^ opp"}
-_NAME = 16
+_NAME = 12
 """An opponent's spec is clipped to this many characters on the board (a line is 80)."""
 
 
+def contrast(a: str, b: str) -> float:
+    """The WCAG contrast ratio of two ``#rrggbb`` colours (1 to 21; 4.5 reads as body text)."""
+
+    def luminance(colour: str) -> float:
+        channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+        r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    light, dark = sorted((luminance(a), luminance(b)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def chip(g: int) -> str:
+    """A geisha's style: her colour as the background, black or white text on it (whichever
+    contrasts more), so a card reads the same on a dark terminal and a light one."""
+    colour = GEISHAS[g].colour
+    text = max(("#000000", "#ffffff"), key=lambda t: contrast(t, colour))
+    return f"bold {text} on {colour}"
+
+
 def cards_text(cards: list[int], sep: str = " ") -> Text:
-    """Cards in their two-character form (``P3``), each in her colour; ``-`` for none."""
+    """Cards in their two-character form (``P3``), each on her colour; ``-`` for none."""
     text = Text()
     for i, g in enumerate(cards):
         text.append(sep if i else "")
-        text.append(short_label(g), style=f"bold {GEISHAS[g].colour}")
+        text.append(short_label(g), style=chip(g))
     return text if cards else Text("-")
+
+
+def clip_words(line: str, width: int) -> str:
+    """``line`` cut at a word to fit ``width`` columns, ``…`` marking the cut (a log line never
+    wraps: the next move starts a line of its own)."""
+    if len(line) <= width:
+        return line
+    cut = line[: max(width - 1, 1)]
+    return (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip(",;:") + "…"
+
+
+def sentences(text: str) -> list[str]:
+    """``text`` a sentence a line (after each ``". "``), so a narrow screen breaks it between
+    sentences, never inside one."""
+    return [p if p.endswith(".") else p + "." for p in text.split(". ")]
 
 
 def opponent_name(view: dict[str, Any]) -> str:
     return clip(view["opponent"], _NAME)
 
 
-def header_text(view: dict[str, Any]) -> Text:
-    """Round, whose move, the score as the markers stand and the draw pile, on one line."""
+def header_text(view: dict[str, Any], width: int = 80) -> Text:
+    """Round, whose move, the score as the markers stand and the draw pile, on one line of at
+    most ``width`` columns (the opponent's name gives way first)."""
     s = view["score"]
-    whose = {"you": "your move", "opponent": f"{opponent_name(view)} to move", None: "game over"}
     you, opp = s["you"], s["opponent"]
-    pile = view["board"]["draw_pile_size"]
-    return Text(
-        f" Round {view['round']} · {whose[view['to_move']]} · charm {you['charm']}-{opp['charm']} · "
-        f"geishas {you['geishas']}-{opp['geishas']} (you-opp) · pile {pile}"
-        + (" · practice" if view["practice"] else ""),
-        style="bold",
-    )
+    practice = " · practice" if view["practice"] else ""
+    for theirs in (f"{opponent_name(view)} to move", "opponent to move", "their move"):
+        whose = {"you": "your move", "opponent": theirs, None: "game over"}
+        line = (
+            f" Round {view['round']} · {whose[view['to_move']]} · charm {you['charm']}-{opp['charm']} · "
+            f"geishas {you['geishas']}-{opp['geishas']} (you-opp) · pile {view['board']['draw_pile_size']}"
+            + practice
+        )
+        if len(line) <= width:
+            break
+    return Text(line, style="bold")
 
 
 def board_table(view: dict[str, Any]) -> Table:
@@ -89,7 +134,7 @@ def board_table(view: dict[str, Any]) -> Table:
     t = Table(box=None, pad_edge=False, show_header=True, header_style="bold", expand=True)
     t.add_column("", justify="left", min_width=9)
     for g in range(NUM_GEISHAS):
-        t.add_column(Text(GEISHAS[g].name, style=f"bold {GEISHAS[g].colour}"), justify="center", min_width=6)
+        t.add_column(Text(GEISHAS[g].name, style=chip(g)), justify="center", min_width=6)
     t.add_row("charm", *(str(c) for c in b["charm"]))
     t.add_row("opponent", *(str(n) if n else "·" for n in b["their_side"]), style="magenta")
     t.add_row("marker", *(_MARK[m] for m in b["markers"]), style="yellow")
@@ -97,32 +142,53 @@ def board_table(view: dict[str, Any]) -> Table:
     return t
 
 
-def status_text(view: dict[str, Any], pending: dict[str, Any] | None = None, width: int = 76) -> Text:
+def playing(view: dict[str, Any]) -> tuple[str, int] | None:
+    """Whose token is being played now and which (``("opponent", 2)``: their Gift), while its
+    offer is open: a Gift until it is answered, a Competition until it is split and answered."""
+    phase, your_move = view["phase"], view["your_move"] or view["to_move"] == "you"
+    if phase == "GIFT_ANSWER":
+        return ("opponent" if your_move else "you"), GIFT
+    if phase == "COMP_ANSWER":
+        return ("opponent" if your_move else "you"), COMPETITION
+    if phase == "SPLIT":
+        return ("you" if your_move else "opponent"), COMPETITION
+    return None
+
+
+def status_text(
+    view: dict[str, Any], pending: dict[str, Any] | None = None, width: int = 76, answer: int | None = None
+) -> Text:
     """Hands, tokens, the offer on the table and the person's numbered choices.  ``pending``:
-    the token and the hand positions selected so far (see :class:`PlayApp`)."""
+    the token and the hand positions selected so far; ``answer``: the Gift or pair answer chosen
+    and not yet confirmed (see :class:`PlayApp`)."""
     b = view["board"]
-    left = [TOKEN_NAMES[t] for t, ok in enumerate(b["their_tokens"]) if ok]
-    mine = [TOKEN_NAMES[t] for t, ok in enumerate(b["your_tokens"]) if ok]
+    live = playing(view)
+
+    def tokens(side: str, available: list[bool]) -> str:  # the one being played is on the table
+        left = [TOKEN_NAMES[t] for t, ok in enumerate(available) if ok and live != (side, t)]
+        return f"left: {', '.join(left) or '-'}"
+
     down = [name for t, name in ((0, "Secret"), (1, "Trade-off")) if not b["their_tokens"][t]]
     text = Text()
     text.append(f"{opponent_name(view)}: ", style="bold magenta")
     text.append(f"{b['their_hand_size']} in hand · ")
     if down:
         text.append(f"down: {', '.join(down)} · ")
-    text.append(f"left: {', '.join(left) or '-'}\n")
+    text.append(tokens("opponent", b["their_tokens"]) + "\n")
     text.append("You: ", style="bold cyan")
     text.append("Secret ").append(cards_text([b["secret"]] if b["secret"] >= 0 else []))
     text.append(" · Trade-off ").append(cards_text(b["tradeoff"]))
-    text.append(f" · left: {', '.join(mine) or '-'}\n")
-    if view["phase"] in ("GIFT_ANSWER", "SPLIT", "COMP_ANSWER"):
+    text.append(" · " + tokens("you", b["your_tokens"]) + "\n")
+    if live is not None:
         text.append("On the table: ", style="bold")
+        text.append("your " if live[0] == "you" else f"{opponent_name(view)}'s ")
         if view["phase"] == "GIFT_ANSWER":
             text.append("Gift ").append(cards_text(b["offer"]))
         elif view["phase"] == "SPLIT":
             text.append("Competition ").append(cards_text(b["offer"])).append(" to split")
         else:
-            text.append("Competition A ").append(cards_text(b["set_a"]))
-            text.append(" | B ").append(cards_text(b["set_b"]))
+            text.append("Competition: pair A ").append(cards_text(b["set_a"]))
+            text.append(" | pair B ").append(cards_text(b["set_b"]))
         text.append("\n")
     selecting = pending is not None
     text.append("Your hand: ", style="bold")
@@ -130,8 +196,8 @@ def status_text(view: dict[str, Any], pending: dict[str, Any] | None = None, wid
         for i, g in enumerate(b["hand"]):
             on = i in pending["cards"]  # type: ignore[index]
             text.append(f"[{i + 1}]", style="bold cyan")
-            style = f"reverse bold {GEISHAS[g].colour}" if on else f"bold {GEISHAS[g].colour}"
-            text.append(f"{'*' if on else ''}{short_label(g)}{'*' if on else ''}", style=style).append(" ")
+            text.append(f"{'*' if on else ''}{short_label(g)}{'*' if on else ''}", style=chip(g))
+            text.append(" ")
     else:
         text.append(cards_text(b["hand"]))
     text.append("\n")
@@ -142,7 +208,7 @@ def status_text(view: dict[str, Any], pending: dict[str, Any] | None = None, wid
             style="bold green",
         )
         text.append(r["reason"][0].upper() + r["reason"][1:] + ".\n")
-        text.append("Press q to quit.", style="bold")
+        text.append("Press n to play again, q to quit.", style="bold")
     elif not view["your_move"]:
         text.append(f"{opponent_name(view)} is thinking...")
     elif selecting:
@@ -151,6 +217,10 @@ def status_text(view: dict[str, Any], pending: dict[str, Any] | None = None, wid
         text.append("selected ").append(cards_text([b["hand"][i] for i in pending["cards"]]))  # type: ignore[index]
         text.append("; " + (f"choose {need} more by number" if need else "Enter confirms"))
         text.append(", Esc " + ("clears" if pending["fixed"] else "cancels"))  # type: ignore[index]
+    elif answer is not None:
+        label = next(c["label"] for c in view["choices"] if c["action"] == answer)
+        text.append("Your answer: ", style="bold").append(label)
+        text.append("; Enter confirms, Esc chooses again")
     else:
         text.append("Your move:", style="bold")
         column = len("Your move:")
@@ -202,7 +272,7 @@ class RoundEnd(ModalScreen[None]):
     BINDINGS = [Binding("enter,space,escape", "dismiss", "continue")]
     DEFAULT_CSS = """
     RoundEnd { align: center middle; }
-    RoundEnd > Vertical { width: 72; max-width: 100%; height: auto; max-height: 100%; border: round $accent; padding: 0 1; background: $surface; }
+    RoundEnd > Vertical { width: 100%; max-width: 100; height: auto; max-height: 100%; border: round $accent; padding: 0 1; background: $surface; }
     RoundEnd Static { width: 100%; height: auto; }
     """
 
@@ -216,11 +286,11 @@ class RoundEnd(ModalScreen[None]):
         e = self.event
         lines = Text(
             f"Secrets revealed: you {card_label(e['secrets'][0])}, opponent {card_label(e['secrets'][1])}\n"
-            f"Totals: you {counted(e['points'][0], 'charm point')}, {counted(e['geishas'][0], 'geisha')}; "
-            f"opponent {counted(e['points'][1], 'charm point')}, {counted(e['geishas'][1], 'geisha')}\n"
+            f"Totals: you {counted(e['points'][0], 'charm point')}, {counted(e['geishas'][0], 'geisha')}\n"
+            f"        opponent {counted(e['points'][1], 'charm point')}, {counted(e['geishas'][1], 'geisha')}\n"
         )
         if e["final"] and self.result is not None:
-            lines.append(self.result["text"] + "\n", style="bold green")
+            lines.append("\n".join(sentences(self.result["text"])) + "\n", style="bold green")
         lines.append("Press Enter to continue.", style="bold")
         self.shown = lines.plain
         with Vertical():
@@ -283,6 +353,7 @@ class PlayApp(App[None]):
         Binding("question_mark", "rules", "rules"),
         Binding("enter", "confirm", "confirm"),
         Binding("escape", "cancel", "cancel"),
+        Binding("n", "again", "play again", show=False),
     ] + [Binding(str(i), f"choose({i})", show=False) for i in range(1, 10)]
 
     def __init__(self, session: GameSession, record: Path | None = None) -> None:
@@ -292,6 +363,8 @@ class PlayApp(App[None]):
         self.recorded = False
         self.pending: dict[str, Any] | None = None
         """The token and the hand positions selected so far, sent together on Enter."""
+        self.answer: int | None = None
+        """The Gift or pair answer chosen, played on Enter (one key never commits an answer)."""
         self.seen_scorings = 0
         self.logged = 0
         """Events of the game written to the log so far."""
@@ -304,9 +377,7 @@ class PlayApp(App[None]):
             yield Static(id="header")
             yield Static(id="board")
             yield Static(id="status")
-            yield RichLog(
-                id="log", wrap=True, markup=False, min_width=20
-            )  # its default, 78, overflows 80 columns
+            yield RichLog(id="log", markup=False, min_width=20)  # its default, 78, overflows 80 columns
         yield Footer()
 
     def on_mount(self) -> None:
@@ -363,6 +434,10 @@ class PlayApp(App[None]):
             self.bell()
             return
         chosen = choices[number - 1]
+        if view["phase"] in ("GIFT_ANSWER", "COMP_ANSWER"):
+            self.answer = chosen["action"]
+            self._show_status(view)
+            return
         if "token" in chosen:
             self.pending = {
                 "token": chosen["token"],
@@ -376,6 +451,11 @@ class PlayApp(App[None]):
         self.refresh_view()
 
     def action_confirm(self) -> None:
+        if self.answer is not None:
+            answer, self.answer = self.answer, None
+            self.session.play(answer)
+            self.refresh_view()
+            return
         p = self.pending
         if p is None or len(p["cards"]) != p["needed"]:
             self.bell()
@@ -385,6 +465,10 @@ class PlayApp(App[None]):
         self.refresh_view()
 
     def action_cancel(self) -> None:
+        if self.answer is not None:
+            self.answer = None
+            self._show_status(self.session.view())
+            return
         if self.pending is None:
             return
         if self.pending["fixed"]:
@@ -393,15 +477,26 @@ class PlayApp(App[None]):
             self.pending = None
         self._show_status(self.session.view())
 
+    def action_again(self) -> None:
+        """Once a game is over: a new one against the same opponent, from the other seat."""
+        if not self.session.over:
+            self.bell()
+            return
+        old = self.session
+        self.session = GameSession(old.opponent, 1 - old.seat, None, old.env.round_limit)
+        self.recorded, self.seen_scorings, self.logged = False, 0, 0
+        self._log("A new game: you " + ("start." if self.session.seat == 0 else "play second."), "bold green")
+        self.refresh_view()
+
     def refresh_view(self) -> None:
         view = self.session.view()
         turn = view["turn"]
-        self.pending = None
+        self.pending, self.answer = None, None
         if turn is not None and turn["token"] is not None:  # a selection begun (the engine holds its token)
             self.pending = {"token": turn["token"], "fixed": True, "cards": [], "needed": turn["needed"]}
         seat = "you start" if view["seat"] == 0 else "you play second"
         self.sub_title = f"round {view['round']} · {seat} · vs {view['opponent']}"
-        self.query_one("#header", Static).update(header_text(view))
+        self.query_one("#header", Static).update(header_text(view, self.size.width or 80))
         self.query_one("#board", Static).update(board_table(view))
         self._show_status(view)
         for event in view["events"][self.logged :]:
@@ -417,13 +512,15 @@ class PlayApp(App[None]):
 
     def _show_status(self, view: dict[str, Any]) -> None:
         panel = self.query_one("#status", Static)
-        status = status_text(view, self.pending, panel.content_region.width or 76)
+        status = status_text(view, self.pending, panel.content_region.width or 76, self.answer)
         self.shown_status = status.plain
         panel.update(status)
 
     def _log(self, line: str, style: str) -> None:
-        self.query_one("#log", RichLog).write(Text(line, style=style))
-        self.shown_log.append(line)
+        log = self.query_one("#log", RichLog)
+        shown = clip_words(line, log.scrollable_content_region.width or self.size.width - 6)
+        log.write(Text(shown, style=style))
+        self.shown_log.append(shown)
 
 
 def build_parser() -> argparse.ArgumentParser:
