@@ -13,9 +13,12 @@ opponent's real cards.  This plays ``--games`` mirrored games against
 
 so ``oracle - uniform`` bounds what belief-weighted determinizations can add.
 The oracle cheats: it exists only in this measurement, never as a player.
+``--belief PATH`` adds a third, ``belief``: the same search dealing the opponent's
+hand by a :mod:`hanamikoji_env.belief` model (``psearch:belief=PATH``), so
+``belief - uniform`` is how much of that headroom the model takes.
 
 Usage: ``python benchmarks/belief_headroom.py [--ckpt checkpoints/ppo_selfplay.pt]
-[--games 200] [--opponent search] [--seed 0]``  (one process; about 7 minutes at
+[--games 200] [--opponent search] [--seed 0] [--belief PATH] [--no-oracle]``  (one process; about 7 minutes at
 the defaults on one core)
 """
 
@@ -81,6 +84,10 @@ def main() -> None:
     parser.add_argument("--opponent", default="search", help="a player spec (docs/bots.md)")
     parser.add_argument("--samples", type=int, default=32)
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and the bots")
+    parser.add_argument("--belief", help="a belief model: adds the search dealing by it")
+    parser.add_argument(
+        "--no-oracle", action="store_true", help="leave the oracle out (its headroom measured before)"
+    )
     args = parser.parse_args()
     if args.games < 2 or args.games % 2:
         parser.error(f"--games must be even and at least 2, got {args.games}")
@@ -90,6 +97,12 @@ def main() -> None:
             kind: cls(args.ckpt, seed=args.seed, samples=args.samples)
             for kind, cls in (("uniform", PolicySearchBot), ("oracle", OracleSearchBot))
         }
+        if args.belief:
+            players["belief"] = PolicySearchBot(
+                args.ckpt, seed=args.seed, samples=args.samples, belief=args.belief
+            )
+        if args.no_oracle:
+            del players["oracle"]
     except (ValueError, OSError) as e:
         parser.error(str(e))
     wins = dict.fromkeys(players, 0.0)
@@ -108,7 +121,10 @@ def main() -> None:
     for kind, w in wins.items():
         low, high = wilson(w, args.games)
         print(f"  {kind:<8} {w / args.games:.3f}  [{low:.3f}, {high:.3f}]")
-    print(f"  oracle - uniform: {(wins['oracle'] - wins['uniform']) / args.games:+.3f}")
+    if "oracle" in wins:
+        print(f"  oracle - uniform: {(wins['oracle'] - wins['uniform']) / args.games:+.3f}")
+    if "belief" in wins:
+        print(f"  belief - uniform: {(wins['belief'] - wins['uniform']) / args.games:+.3f}")
 
 
 if __name__ == "__main__":

@@ -157,13 +157,20 @@ def determinize_row(o, pool, s, i):
 
 
 def determinized_rows(
-    vector: np.ndarray, rng: np.random.Generator, n: int, known: tuple[int, ...] | list[int] = ()
+    vector: np.ndarray,
+    rng: np.random.Generator,
+    n: int,
+    known: tuple[int, ...] | list[int] = (),
+    hand_odds: np.ndarray | None = None,
 ) -> np.ndarray:
     """``n`` engine rows, each a full game consistent with the observation ``vector``, the
     observing player as seat 0: the cards it has not seen shuffled with ``rng`` for each row
     and dealt by :func:`determinize_row`.  ``known`` (empty unless a measurement knows them,
     ``benchmarks/belief_headroom.py``) are unseen cards dealt first, in every row, in
-    :func:`determinize_row`'s order: the opponent's hand, then its Secret and Trade-off."""
+    :func:`determinize_row`'s order: the opponent's hand, then its Secret and Trade-off.
+    ``hand_odds`` (``[7]``, a belief: :func:`hanamikoji_env.belief.hand_odds`) deals the
+    opponent's hand by weight instead, each unseen card of geisha ``g`` drawn with weight
+    ``hand_odds[g]`` (without replacement); the rest are shuffled as before."""
     v = np.ascontiguousarray(vector, dtype=np.float32)
     if v.shape != (OBS_SIZE,):
         raise ValueError(f"an observation vector has shape ({OBS_SIZE},), got {v.shape}")
@@ -174,9 +181,18 @@ def determinized_rows(
         raise ValueError(f"the known cards {list(known)} are not all among the unseen ones")
     pool = np.repeat(np.arange(NUM_GEISHAS, dtype=np.int64), rest)
     rows = np.zeros((n, WIDTH), dtype=np.int32)
+    if hand_odds is not None:
+        odds = np.asarray(hand_odds, dtype=np.float64)
+        if odds.shape != (NUM_GEISHAS,) or not (np.isfinite(odds) & (odds > 0)).all():
+            raise ValueError(f"hand_odds must be {NUM_GEISHAS} finite positive weights, got {odds!r}")
+        hand = max(round(float(v[O_SIZES + 1])) - len(first), 0)  # the opponent's, still to deal
     for i in range(n):
         order = pool.copy()
         rng.shuffle(order)
+        if hand_odds is not None and len(order):  # weighted draws by exponential keys, then the rest
+            keys = rng.exponential(size=len(order)) / odds[order]
+            drawn = np.argsort(keys, kind="stable")
+            order = np.concatenate([order[drawn[:hand]], order[np.sort(drawn[hand:])]])
         if not determinize_row(v, np.concatenate([first, order]), rows, i):
             raise ValueError(
                 "observation inconsistent: its unseen cards do not fill the places it cannot see"

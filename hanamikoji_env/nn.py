@@ -197,10 +197,9 @@ def save_checkpoint(path: str | Path, model: PolicyNet, **extra: Any) -> None:
     replace_atomically(path, lambda tmp: torch.save(payload, tmp), errors=(OSError, RuntimeError))
 
 
-def load_checkpoint(path: str | Path) -> dict[str, Any]:
-    """Read and check a checkpoint (``pretrained``: the shipped agent's); :class:`CheckpointError`
-    says what is wrong."""
-    path = resolve_checkpoint(path)
+def read_torch_file(path: Path) -> Any:
+    """The one gate for our checkpoint-like files (a policy, a belief model): its kind and unpacked size checked and its pickle stream walked before
+    ``torch.load(..., weights_only=True)``; :class:`CheckpointError` says what is wrong."""
     if not path.is_file():
         raise CheckpointError(f"checkpoint {path} does not exist or is not a file")
     _check_file_kind(path)
@@ -217,6 +216,14 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
         raise CheckpointError(
             f"{path} is not a readable checkpoint ({type(e).__name__}: {short(first)})"
         ) from None
+    return data
+
+
+def load_checkpoint(path: str | Path) -> dict[str, Any]:
+    """Read and check a checkpoint (``pretrained``: the shipped agent's); :class:`CheckpointError`
+    says what is wrong."""
+    path = resolve_checkpoint(path)
+    data = read_torch_file(path)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise CheckpointError(f"{path} is not a hanamikoji-env policy checkpoint (no format {FORMAT!r})")
     number = data.get("observation_version", 1)  # files from before versions were recorded: 1

@@ -22,6 +22,7 @@ LAYERS = [
     "first_run",  # what a first run compiles: announced, or warmed up by playing
     grimp.Layer("games", "heldout"),  # two bots playing a game on the AEC env; the held-out players
     "bots",  # players: read observations, may drive envs and networks
+    "belief",  # what a player may believe of the hidden cards: a network trained on self-play
     grimp.Layer("records", "nn"),  # game records; the policy network and its checkpoints
     grimp.Layer("aec", "vector", "openspiel"),  # the envs: one game, a batch, OpenSpiel's
     grimp.Layer("infoset", "simulate", "render", "image"),  # information sets, playouts, pictures

@@ -115,7 +115,11 @@ def test_elo_intervals_cover_the_fit_and_narrow_with_more_games() -> None:
         ("rollout:ckpt=/no/such/file.pt", "does not exist"),
         ("sampled", "sampled needs a checkpoint: sampled:ckpt=PATH"),
         ("sampled:ckpt=/no/such/file.pt", "does not exist"),
-        ("psearch:samples=8", r"psearch needs a checkpoint: psearch:ckpt=PATH\[,samples=N,candidates=N\]"),
+        (
+            "psearch:samples=8",
+            r"psearch needs a checkpoint: psearch:ckpt=PATH\[,samples=N,candidates=N,belief=PATH\]",
+        ),
+        ("psearch:ckpt=pretrained,belief=nothing-here.pt", "nothing-here.pt does not exist"),
         ("psearch:ckpt=/no/such/file.pt", "does not exist"),
         ("psearch:ckpt=x.pt,candidates=24", r"candidates of psearch must be an int in \[1, 23\]"),
         ("psearch:ckpt=x.pt,prior=1", "bad option 'prior=1' for psearch"),

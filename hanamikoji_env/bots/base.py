@@ -88,6 +88,13 @@ class Bot(ABC):
         return None  # most bots need nothing beyond the package
 
     @classmethod
+    def check_files(cls, options: dict[str, Any]) -> None:
+        """``ValueError`` in one line where a file the spec's ``options`` name (other than its
+        ``ckpt``, checked by the parser) cannot be loaded; called when a spec is checked, before
+        any game.  Most bots name no file."""
+        return None
+
+    @classmethod
     def check_option(cls, key: str, value: object) -> None:
         """``ValueError`` unless ``value`` is within the declared bounds of option ``key``."""
         option = cls.options[key]

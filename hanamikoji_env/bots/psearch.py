@@ -27,17 +27,22 @@ on the same deals): prior 0 scored 0.47 (100 games, other deals), 0.05 0.64,
 0.1 0.715, 0.2 0.705; 64 samples at 0.05 scored 0.685 at 1.7x the time;
 playing out to the game's end instead of the round's was 2.5x slower and no
 stronger (without the prior, 100 games: 0.40 against 0.47).  ``samples`` is the budget.
-Tournament spec: ``psearch:ckpt=PATH[,samples=N,candidates=K]``; needs torch.
+With ``belief`` (a :mod:`hanamikoji_env.belief` model) step 2 deals the opponent's hand by
+the belief's chances instead of uniformly.
+Tournament spec: ``psearch:ckpt=PATH[,samples=N,candidates=K,belief=PATH]``; needs torch.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from hanamikoji_env.belief import BeliefNet, hand_odds, load_belief
 from hanamikoji_env.bots.base import Option
 from hanamikoji_env.bots.policy import PolicyGuidedBot
 from hanamikoji_env.infoset import determinized_rows
@@ -51,7 +56,17 @@ class PolicySearchBot(PolicyGuidedBot):
     :class:`~hanamikoji_env.nn.PolicyNet`; ``round_limit`` is the game's."""
 
     name = "psearch"
-    options = {"ckpt": Option(str), "samples": Option(int, 1, 4096), "candidates": Option(int, 1, 23)}
+    options = {
+        "ckpt": Option(str),
+        "samples": Option(int, 1, 4096),
+        "candidates": Option(int, 1, 23),
+        "belief": Option(str),
+    }
+
+    @classmethod
+    def check_files(cls, options: dict[str, Any]) -> None:
+        if "belief" in options:
+            load_belief(options["belief"])  # a bad belief file fails the spec, before any game
 
     def __init__(
         self,
@@ -61,6 +76,7 @@ class PolicySearchBot(PolicyGuidedBot):
         candidates: int = 4,
         prior: float = 0.1,
         round_limit: int | None = None,
+        belief: str | Path | BeliefNet | None = None,
     ) -> None:
         self.check_option("candidates", candidates)
         if isinstance(prior, bool) or not isinstance(prior, (int, float)) or not 0 <= prior < float("inf"):
@@ -68,6 +84,8 @@ class PolicySearchBot(PolicyGuidedBot):
         super().__init__(policy, seed, samples, round_limit)
         self.candidates = candidates
         self.prior = float(prior)
+        self.belief = belief if belief is None or isinstance(belief, BeliefNet) else load_belief(belief)
+        """Deals the opponent's hand by this belief (:mod:`hanamikoji_env.belief`); None: uniformly."""
 
     def probs(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The policy's move probabilities per row (0 where illegal), float64."""
@@ -87,14 +105,17 @@ class PolicySearchBot(PolicyGuidedBot):
     def q_values(self, vector: np.ndarray, candidates: np.ndarray) -> np.ndarray:
         """Mean round-end value (:func:`~hanamikoji_env.simulate.round_values`) of each candidate
         action for the player to move, over the same determinizations and uniforms."""
+        deal: Deal = determinized_rows
+        if self.belief is not None:
+            deal = partial(determinized_rows, hand_odds=hand_odds(self.belief, vector))
         return search_values(
-            self.probs, vector[None], [candidates], self.rng, self.samples, self.round_limit
+            self.probs, vector[None], [candidates], self.rng, self.samples, self.round_limit, deal
         )[0]
 
     def __repr__(self) -> str:
         return (
             f"PolicySearchBot(samples={self.samples}, candidates={self.candidates}, "
-            f"prior={self.prior}, seed={self._seed})"
+            f"prior={self.prior}, belief={self.belief is not None}, seed={self._seed})"
         )
 
 

@@ -146,7 +146,11 @@ def parse_player(spec: str, load: bool = True) -> PlayerSpec:
         cls.check_available()
     if "ckpt" in cls.options:
         if "ckpt" not in options:
-            others = ",".join(f"{key}=N" for key in cls.options if key != "ckpt")
+            others = ",".join(
+                f"{key}={'N' if option.type is int else 'PATH'}"
+                for key, option in cls.options.items()
+                if key != "ckpt"
+            )
             raise ValueError(
                 f"{name} needs a checkpoint: {name}:ckpt=PATH" + (f"[,{others}]" if others else "")
             )
@@ -154,6 +158,8 @@ def parse_player(spec: str, load: bool = True) -> PlayerSpec:
             from hanamikoji_env.nn import load_policy
 
             load_policy(options["ckpt"])  # loads and validates the checkpoint now, before any game
+    if load:
+        cls.check_files(options)
     return PlayerSpec(spec, name, options)
 
 
