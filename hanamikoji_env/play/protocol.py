@@ -1,4 +1,5 @@
-"""uvicorn's HTTP/1.1 protocol with a deadline on every request and a cap on each address's
+"""HTTP for the browser server: request bodies read as strict JSON (:func:`json_body`), and
+uvicorn's HTTP/1.1 protocol with a deadline on every request and a cap on each address's
 connections: a connection that sends nothing, or half a request, is closed after
 :data:`REQUEST_SECONDS`, and one address holds at most :data:`PER_ADDRESS_CONNECTIONS` open.
 
@@ -19,7 +20,10 @@ shares their address.
 from __future__ import annotations
 
 import asyncio
+import json
+import math
 from collections import Counter
+from typing import Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
@@ -33,6 +37,40 @@ PER_ADDRESS_CONNECTIONS = 64
 a few dozen people fits)."""
 TARPIT_PER_ADDRESS = 1024
 """Connections over its share one address may have held unread (each until the deadline)."""
+
+
+MAX_DIGITS = 20
+"""The most digits an integer of a request body may have."""
+
+
+class BodyError(ValueError):
+    """A request body that is not strict JSON (a 422)."""
+
+
+def _number(text: str) -> float:
+    raise ValueError(f"numbers must be finite, got {text}")
+
+
+def _int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise ValueError(f"integers may have at most {MAX_DIGITS} digits, got {len(text.lstrip('-'))}")
+    return int(text)
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"numbers must be finite, got {text[:20]}")
+    return value
+
+
+def json_body(body: bytes) -> Any:
+    """A request body as JSON; :class:`BodyError` for anything else and for NaN, Infinity,
+    overflowing and over-long numbers (the message quotes at most a short excerpt)."""
+    try:
+        return json.loads(body, parse_constant=_number, parse_int=_int, parse_float=_float)
+    except (ValueError, RecursionError) as e:  # JSONDecodeError is a ValueError
+        raise BodyError(f"the body is not valid JSON: {str(e)[:120]}") from None
 
 
 class DeadlineH11Protocol(H11Protocol):

@@ -70,8 +70,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
-import math
 import os
 import secrets
 import signal
@@ -97,6 +95,7 @@ from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.excerpt import clip
 from hanamikoji_env.first_run import warm_up
 from hanamikoji_env.play import geishas
+from hanamikoji_env.play.protocol import BodyError, json_body
 from hanamikoji_env.play.session import GameSession
 from hanamikoji_env.play.workers import PooledBot, Workers, replayed, watched
 from hanamikoji_env.rules import check_round_limit
@@ -131,7 +130,6 @@ once idle this long: abandoned games never lock new visitors out, a player think
 for less than this keeps theirs."""
 FINISHED_KEPT = 1000
 """Finished games whose records stay downloadable (the newest)."""
-MAX_DIGITS = 20
 SECURITY_HEADERS = {
     "X-Frame-Options": "DENY",
     "Content-Security-Policy": "default-src 'self'; object-src 'none'; base-uri 'none'; "
@@ -291,29 +289,12 @@ class RateLimit:
             return True
 
 
-def _number(text: str) -> float:
-    raise ValueError(f"numbers must be finite, got {text}")
-
-
-def _int(text: str) -> int:
-    if len(text.lstrip("-")) > MAX_DIGITS:
-        raise ValueError(f"integers may have at most {MAX_DIGITS} digits, got {len(text.lstrip('-'))}")
-    return int(text)
-
-
-def _float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"numbers must be finite, got {text[:20]}")
-    return value
-
-
 def parse_json(body: bytes) -> Any:
-    """A request body as JSON: refuses NaN, Infinity, overflowing and over-long numbers (422)."""
+    """A request body as JSON (:func:`~hanamikoji_env.play.protocol.json_body`), or a 422."""
     try:
-        return json.loads(body, parse_constant=_number, parse_int=_int, parse_float=_float)
-    except (ValueError, RecursionError) as e:  # JSONDecodeError is a ValueError
-        raise HTTPException(422, f"the body is not valid JSON: {clip(str(e), 120)}") from None
+        return json_body(body)
+    except BodyError as e:
+        raise HTTPException(422, str(e)) from None
 
 
 def validate(model: type[BaseModel], data: Any) -> Any:
@@ -601,14 +582,15 @@ def record(gid: str, request: Request) -> Response:
 async def replay(request: Request) -> Response:
     srv = server(request)
     srv.admit(request, [], "")  # replays count against the address's rate like new games
-    data = parse_json(await read_body(request, records.MAX_LINE_BYTES))
-
-    if not srv.replaying.acquire(blocking=False):
+    body = await read_body(request, records.MAX_LINE_BYTES)
+    if not srv.replaying.acquire(blocking=False):  # before any parsing: a refusal costs nothing
         raise HTTPException(503, f"the server prepares {REPLAYS_AT_ONCE} replays at once; try again shortly")
 
-    async def frames() -> bytes:
+    async def frames() -> bytes:  # the body parsed in the worker too: 1 MB of JSON takes a while
         try:
-            return await srv.workers.run(replayed, data)
+            return await srv.workers.run(replayed, body)
+        except BodyError as e:
+            raise HTTPException(422, str(e)) from None
         except records.RecordError as e:
             raise HTTPException(400, clip(str(e), 300)) from None
         finally:

@@ -36,6 +36,7 @@ from hanamikoji_env import records
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.first_run import warm_up
+from hanamikoji_env.play.protocol import json_body
 from hanamikoji_env.play.session import bot_game, replay_frames, seat_names
 from hanamikoji_env.pool import init_worker, new_pool, submit_all
 
@@ -174,10 +175,11 @@ def watched(players: tuple[str, str], seed: int | None, round_limit: int | None)
     )
 
 
-def replayed(data: Any) -> bytes:
-    """A record (one line's JSON value) as the replay view's reply (JSON, encoded here);
+def replayed(body: bytes) -> bytes:
+    """A request body holding a record (one line's JSON value) as the replay view's reply (JSON,
+    encoded here); :class:`~hanamikoji_env.play.protocol.BodyError` if it is not JSON,
     :class:`~hanamikoji_env.records.RecordError` if it is not a record or is too long."""
-    record = records.parse_record(data, "the record")
+    record = records.parse_record(json_body(body), "the record")
     if len(record.actions) > MAX_REPLAY_DECISIONS:
         raise records.RecordError(
             f"the record has {len(record.actions)} decisions; a replay shows at most {MAX_REPLAY_DECISIONS}"
