@@ -198,8 +198,9 @@ def save_checkpoint(path: str | Path, model: PolicyNet, **extra: Any) -> None:
 
 
 def read_torch_file(path: Path) -> Any:
-    """The one gate for our checkpoint-like files (a policy, a belief model): its kind and unpacked size checked and its pickle stream walked before
-    ``torch.load(..., weights_only=True)``; :class:`CheckpointError` says what is wrong."""
+    """The one gate for our checkpoint-like files (a policy, a belief model): its kind and
+    unpacked size checked and its pickle stream walked before ``torch.load(...,
+    weights_only=True)``; :class:`CheckpointError` says what is wrong."""
     if not path.is_file():
         raise CheckpointError(f"checkpoint {path} does not exist or is not a file")
     _check_file_kind(path)

@@ -51,7 +51,7 @@ from hanamikoji_env._version import __version__
 from hanamikoji_env.actions import NUM_ACTIONS, action_name
 from hanamikoji_env.excerpt import short
 from hanamikoji_env.files import replace_atomically
-from hanamikoji_env.rules import RULES_VERSION, Phase, State, returns, validate_deck
+from hanamikoji_env.rules import RULES_VERSION, Phase, State, returns, shuffled_deck, validate_deck
 
 SCHEMA = "hanamikoji-record/1"
 MAX_LINE_BYTES = 1 << 20
@@ -176,7 +176,6 @@ def long_game(decisions: int, seed: int = 0, tries: int = 400) -> GameRecord:
     records a replay accepts, for load tests (``benchmarks/serve_load.py``); 5,000 decisions take
     about 3 s."""
     from hanamikoji_env.aec import raw_env  # the env records itself through this module
-    from hanamikoji_env.rules import shuffled_deck
 
     rng = np.random.default_rng(seed)
     decks = [shuffled_deck(rng)]

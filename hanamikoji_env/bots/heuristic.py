@@ -440,8 +440,8 @@ class HeuristicBot(Bot):
 
     name = "heuristic"
     batched = True
-    light = True
     """``act_batch`` is one compiled call for the whole batch."""
+    light = True
 
     def _act(self, vector: np.ndarray, mask: np.ndarray) -> int:
         return int(heuristic_actions(vector[None], mask[None])[0])

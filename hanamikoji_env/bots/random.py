@@ -13,8 +13,8 @@ class RandomBot(Bot):
 
     name = "random"
     batched = True
-    light = True
     """A batch costs one draw per row: trainers and tournaments play it batched."""
+    light = True
 
     def _act(self, vector: np.ndarray, mask: np.ndarray) -> int:
         legal = np.flatnonzero(mask)

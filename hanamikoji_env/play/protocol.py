@@ -27,6 +27,8 @@ from typing import Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from hanamikoji_env.excerpt import clip
+
 REQUEST_SECONDS = 20.0
 """How long a connection may take to send one whole request (a 3 MB replay upload on a slow line
 takes a few seconds)."""
@@ -70,7 +72,7 @@ def json_body(body: bytes) -> Any:
     try:
         return json.loads(body, parse_constant=_number, parse_int=_int, parse_float=_float)
     except (ValueError, RecursionError) as e:  # JSONDecodeError is a ValueError
-        raise BodyError(f"the body is not valid JSON: {str(e)[:120]}") from None
+        raise BodyError(f"the body is not valid JSON: {clip(str(e), 120)}") from None
 
 
 class DeadlineH11Protocol(H11Protocol):

@@ -145,7 +145,7 @@ def board_table(view: dict[str, Any]) -> Table:
 def playing(view: dict[str, Any]) -> tuple[str, int] | None:
     """Whose token is being played now and which (``("opponent", 2)``: their Gift), while its
     offer is open: a Gift until it is answered, a Competition until it is split and answered."""
-    phase, your_move = view["phase"], view["your_move"] or view["to_move"] == "you"
+    phase, your_move = view["phase"], view["your_move"]
     if phase == "GIFT_ANSWER":
         return ("opponent" if your_move else "you"), GIFT
     if phase == "COMP_ANSWER":

@@ -71,6 +71,9 @@ class Workers:
         if processes < 0:
             raise ValueError(f"workers must be 0 or more, got {processes}")
         self.processes, self.specs, self.round_limit = processes, list(specs), round_limit
+        self.pooled = {s for s in self.specs if not parse_player(s, load=False).bot_class().light}
+        """The specs whose bots move in a worker (read once: a spec's checkpoint is not loaded
+        again for every new game)."""
         self.lock = threading.Lock()
         self.pool: ProcessPoolExecutor | None = self._new_pool()
 
@@ -91,9 +94,9 @@ class Workers:
             self.pool.shutdown(wait=True, cancel_futures=True)
 
     def bot(self, spec: str) -> Bot | None:
-        """A stand-in for the bot of ``spec`` that moves in a worker; None where the bot moves in
-        this process (no workers, or a light bot)."""
-        if self.pool is None or parse_player(spec).bot_class().light:
+        """A stand-in for the bot of ``spec`` (one of ``specs``) that moves in a worker; None where
+        the bot moves in this process (no workers, or a light bot)."""
+        if self.pool is None or spec not in self.pooled:
             return None
         return PooledBot(spec)
 
