@@ -83,6 +83,65 @@ def _no_horizontal_overflow(page: Any, width: int) -> None:
     assert not wide, wide
 
 
+PARTS = [
+    "#scoreboard",
+    "#top-player",
+    "#geishas",
+    "#bottom-player",
+    "#table .legend",
+    "#offer-title",
+    "#offer",
+    "#offer .selected",
+    "#prompt",
+    "#tokens",
+    "#selection-bar",
+    "#next-move",
+    "#me",
+    "#finished",
+]
+"""The board's parts a person reads at once: none may cover another."""
+
+
+def _overlaps(page: Any) -> list:
+    """Pairs of the board's visible parts whose boxes intersect, with the page at its top (the
+    dock is sticky: on a short screen it would cover the table)."""
+    return page.evaluate(
+        """(parts) => { window.scrollTo(0, 0);
+            const boxes = parts.map((sel) => [sel, document.querySelector(sel)])
+              .filter(([, n]) => n && n.getClientRects().length && !n.closest('[hidden]'))
+              .map(([sel, n]) => [sel, n.getBoundingClientRect(), n]);
+            const out = [];
+            for (const [i, [a, r, m]] of boxes.entries()) for (const [b, q, n] of boxes.slice(i + 1)) {
+              if (m.contains(n) || n.contains(m)) continue;  // a part and what lies in it
+              if (r.left < q.right - 1 && q.left < r.right - 1 && r.top < q.bottom - 1 && q.top < r.bottom - 1)
+                out.push([a, b, Math.round(r.bottom), Math.round(q.top)]);
+            }
+            return out; }""",
+        PARTS,
+    )
+
+
+def _card_parts_overlap(page: Any) -> list:
+    """Cards of the hand or an offer whose number key, charm badge, tick or name cover each other."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll('#hand .card, #offer .card')].flatMap((c) => {
+            const parts = [...c.querySelectorAll('kbd, .charm-badge, .tick, .g')]
+              .filter((n) => n.getClientRects().length && getComputedStyle(n).display !== 'none')
+              .map((n) => [n.className || n.tagName, n.getBoundingClientRect()]);
+            const out = [];
+            for (const [i, [a, r]] of parts.entries()) for (const [b, q] of parts.slice(i + 1))
+              if (r.left < q.right - 0.5 && q.left < r.right - 0.5 && r.top < q.bottom - 0.5 && q.top < r.bottom - 0.5)
+                out.push([c.title, a, b]);
+            return out; })"""
+    )
+
+
+def _table_top(page: Any) -> float:
+    return page.evaluate(
+        "window.scrollTo(0, 0), document.getElementById('table').getBoundingClientRect().top"
+    )
+
+
 def _download_record(page: Any, button: str, path: Path) -> records.GameRecord:
     """Click ``button``, save the record it downloads to ``path``; it must hold one verified game."""
     with page.expect_download() as download:
@@ -93,13 +152,73 @@ def _download_record(page: Any, button: str, path: Path) -> records.GameRecord:
     return record
 
 
-def _wait_render(page: Any, before: str) -> None:
-    """Until the next view is shown (the opponent's moves played out), or a round-end screen asks
-    to be read first."""
+def _wait_render(page: Any) -> None:
+    """Until the board waits for the person again (``aria-busy`` off), the opponent's next move
+    waits to be shown by hand, or a round-end screen asks to be read first."""
     page.wait_for_function(
-        f"(document.body.dataset.renders !== '{before}' && document.body.dataset.busy !== '1')"
+        "document.getElementById('board').getAttribute('aria-busy') === 'false'"
+        " || !document.getElementById('next-move').hidden"
         " || document.getElementById('round-end').open"
     )
+
+
+class Views:
+    """The views the server sent the page (each POST's JSON), so a test knows the position each
+    step of the opponent's playback must show."""
+
+    def __init__(self, page: Any) -> None:
+        self.sent: list[dict] = []
+        self.posts = 0
+        page.on("request", lambda r: setattr(self, "posts", self.posts + (r.method == "POST")))
+        page.on("response", self._got)
+
+    def _got(self, response: Any) -> None:
+        if response.request.method == "POST" and "/api/games" in response.url and response.ok:
+            self.sent.append(response.json())
+
+    def told(self) -> int:
+        """The events the view before the latest told (0: the latest is a new game's first)."""
+        same = len(self.sent) > 1 and self.sent[-2]["id"] == self.sent[-1]["id"]
+        return len(self.sent[-2]["events"]) if same else 0
+
+    def steps(self) -> list[dict]:
+        """The positions the latest view plays out: its steps not told by the view before it."""
+        return [st for st in self.sent[-1]["steps"] if st["events"] > self.told()]
+
+
+def _check_step(page: Any, views: Views) -> dict:
+    """The position on the board while a step is shown by hand is that step's, all of it: the
+    hand, the lit token and whose it is, the offer on the table while it is open, no controls."""
+    prompt = page.text_content("#prompt") or ""
+    index, count = (int(x) for x in prompt[prompt.index("(move ") + 6 : prompt.index(")")].split(" of "))
+    steps = views.steps()
+    assert count == len(steps), (prompt, len(steps))
+    step = steps[index - 1]
+    b = step["board"]
+    hand = page.eval_on_selector_all("#hand .card", "ns => ns.map((n) => Number(n.dataset.geisha))")
+    assert hand == b["hand"], (step["phase"], hand, b["hand"])
+    lit = page.eval_on_selector_all(
+        "#table .token.playing", "ns => ns.map((n) => [n.closest('.player').id, Number(n.dataset.token)])"
+    )
+    p = b["playing"]
+    assert lit == (
+        [] if p is None else [[f"{'top' if p['by'] == 'opponent' else 'bottom'}-player", p["token"]]]
+    )
+    offer = sorted(page.eval_on_selector_all("#offer .card", "ns => ns.map((n) => Number(n.dataset.geisha))"))
+    if p is not None and p["token"] >= 2:
+        assert page.locator("#offer-area").is_visible() and offer == sorted(b["offer"]), (offer, b["offer"])
+    else:
+        assert page.locator("#offer-area").is_hidden()
+    assert page.locator("#selection-bar").is_hidden() and page.locator("#tokens button").count() == 0
+    since = views.sent[-1]["events"][
+        steps[index - 2]["events"] if index > 1 else views.told() : step["events"]
+    ]
+    drawn = [g for e in since if e["kind"] == "draw" and e["who"] == "you" for g in e["cards"]]
+    fresh = page.eval_on_selector_all("#hand [data-last]", "ns => ns.map((n) => Number(n.dataset.geisha))")
+    assert fresh == sorted(drawn), (fresh, drawn)  # the card just drawn is marked in the hand
+    if step["phase"] == "ROUND_OVER":  # the round's last move, drawn before its scoring
+        assert page.locator("#table .token.left").count() == 0 and not hand
+    return step
 
 
 ACTIONABLE = "#tokens button, #hand button.card, #offer button, #confirm, #continue"
@@ -121,12 +240,14 @@ def _actionable_out_of_view(page: Any) -> list:
 GEISHA_NAMES = ["Iris", "Willow", "Lotus", "Maple", "Plum", "Orchid", "Sakura"]
 
 
-def _play_whole_game(page: Any, tmp_path: Path, tag: str) -> dict:
+def _play_whole_game(page: Any, views: Views, tmp_path: Path, tag: str) -> dict:
     """Play a game to its end through the board's interactions, as a person would: the last token
     left each turn with cards chosen in any order (one selection cancelled), a Competition split
     built on its cards, a Gift card and a pair chosen, undone, chosen again and confirmed, an
     abandon asked for and cancelled.  At every decision everything to act on must be in the window
-    at the top of the page, and after every move of the opponent the table marks what it changed."""
+    at the top of the page; the opponent's moves are shown by hand, each checked against its
+    position (:func:`_check_step`) and marked on the table, and each round's last move is on the
+    table when its scoring screen opens."""
     seen = {
         "cancelled": 0,
         "descending": 0,
@@ -137,21 +258,43 @@ def _play_whole_game(page: Any, tmp_path: Path, tag: str) -> dict:
         "marked": 0,
         "gift": 0,
         "pair": 0,
+        "steps": 0,
+        "lit": 0,
     }
     steps = 0
+    shown = None  # the last step of the opponent's playback on the board
+    top = _table_top(page)  # the table stays where it is, whoever moves
     while page.locator("#finished").is_hidden() or page.locator("#round-end[open]").count():
         steps += 1
-        assert steps < 400, "the game did not end"
-        # the opponent's moves still being shown: the controls wait, and so does the person
-        page.wait_for_function(
-            "document.body.dataset.busy !== '1' || document.getElementById('round-end').open"
-        )
+        assert steps < 600, "the game did not end"
+        _wait_render(page)
+        if page.locator("#finished").is_visible() and not page.locator("#round-end[open]").count():
+            break  # the last scoring screen was closed: the game's end is drawn
+        if page.locator("#next-move").is_visible() and not page.locator("#round-end[open]").count():
+            # a step of the playback, shown by hand
+            shown = _check_step(page, views)
+            if tag == "390":
+                assert not _overlaps(page), (shown["phase"], _overlaps(page))
+                _no_horizontal_overflow(page, 390)
+            assert _table_top(page) == top, (shown["phase"], page.text_content("#scoreboard"))
+            seen["steps"] += 1
+            seen["lit"] += shown["board"]["playing"] is not None
+            if page.locator("#table [data-last], #offer-area[data-last], #hand [data-last]").count():
+                seen["marked"] += 1  # what the move changed is marked
+            page.click("#next-move")
+            continue
         assert not _actionable_out_of_view(page), (
             tag,
             page.text_content("#prompt"),
             _actionable_out_of_view(page),
         )
+        if tag == "390":  # a phone: the table, your row and the dock together, nothing covered
+            assert not _overlaps(page), (page.text_content("#prompt"), _overlaps(page))
+            _no_horizontal_overflow(page, 390)
         if page.locator("#round-end[open]").count():
+            # the move that ended the round is on the table under the scoring screen
+            assert shown is not None and shown["phase"] == "ROUND_OVER", shown and shown["phase"]
+            shown = None
             body = page.text_content("#round-end-body") or ""
             assert "Secrets revealed" in body and "Totals" in body and "Sakura 5" in body
             if seen["scorings"] == 0:
@@ -159,17 +302,15 @@ def _play_whole_game(page: Any, tmp_path: Path, tag: str) -> dict:
             seen["scorings"] += 1
             page.click("#continue")
             continue
-        renders = page.evaluate("document.body.dataset.renders")
+        posts = views.posts
+        shown = None
         if steps == 3 and not seen["abandon"]:  # Start during a game asks first; Keep playing keeps it
             page.click("#show-new")
             page.click("#start")
             assert page.locator("#abandon[open]").count() == 1
             page.click("#abandon-no")
             page.click("#show-new")
-            assert (
-                page.evaluate("document.body.dataset.renders") == renders
-                and page.locator("#abandon[open]").count() == 0
-            )
+            assert views.posts == posts and page.locator("#abandon[open]").count() == 0
             seen["abandon"] += 1
             continue
         tokens = page.locator("#tokens button")
@@ -195,8 +336,10 @@ def _play_whole_game(page: Any, tmp_path: Path, tag: str) -> dict:
             assert page.locator("#confirm").is_disabled()
             hand.nth(order[0]).click()
             assert page.locator("#hand .card.selected").count() == n
-            shown = (page.text_content("#selected") or "").split(":", 1)[1]
-            geishas = [GEISHA_NAMES.index(c.split()[0]) for c in shown.split(",")]
+            assert not _card_parts_overlap(page), _card_parts_overlap(page)
+            assert _table_top(page) == top, page.text_content("#scoreboard")
+            picked = (page.text_content("#selected") or "").split(":", 1)[1]
+            geishas = [GEISHA_NAMES.index(c.split()[0]) for c in picked.split(",")]
             seen["descending"] += geishas != sorted(geishas)
             assert not _actionable_out_of_view(page), (tag, "selection")
             page.click("#confirm")
@@ -224,8 +367,9 @@ def _play_whole_game(page: Any, tmp_path: Path, tag: str) -> dict:
             assert answers.count(), page.text_content("#prompt")
             seen["gift" if "Gift" in (page.text_content("#offer-title") or "") else "pair"] += 1
             answers.first.click()  # chosen: nothing is sent before Confirm
-            assert page.evaluate("document.body.dataset.renders") == renders
+            assert views.posts == posts
             assert "You take" in (page.text_content("#selected") or "")
+            assert not _card_parts_overlap(page), _card_parts_overlap(page)
             if not seen["undone"]:
                 page.click("#cancel")
                 assert (
@@ -235,15 +379,10 @@ def _play_whole_game(page: Any, tmp_path: Path, tag: str) -> dict:
                 seen["undone"] += 1
                 answers.last.click()
             assert not _actionable_out_of_view(page), (tag, "answer")
+            if tag == "390":
+                assert not _overlaps(page), ("answer chosen", _overlaps(page))
             page.click("#confirm")
-        _wait_render(page, renders)
-        if (
-            page.locator("#round-end[open]").count() == 0
-            and page.evaluate("document.body.dataset.steps") != "0"
-        ):
-            # the opponent moved: what its last move changed is marked on the table
-            assert page.locator("#table [data-last], #offer-area[data-last]").count() > 0
-            seen["marked"] += 1
+        _wait_render(page)
     return seen
 
 
@@ -255,6 +394,7 @@ def test_a_person_plays_a_whole_game_on_the_cards_and_replays_it(server: str, tm
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        views = Views(page)
         page.goto(server)
         page.wait_for_selector("#opponent option[value=heuristic]", state="attached")
         page.fill("#seed", "1")  # three rounds with this test's moves
@@ -268,13 +408,13 @@ def test_a_person_plays_a_whole_game_on_the_cards_and_replays_it(server: str, tm
         )
         # while a token is chosen the hand is plain cards, readable, not disabled buttons
         assert page.locator("#hand .card").count() == 7 and page.locator("#hand button").count() == 0
-        page.select_option("#pace", "300")  # the opponent's moves one by one, quickly
-        seen = _play_whole_game(page, tmp_path, "1280")
+        page.select_option("#pace", "-1")  # the opponent's moves one at a time, by hand
+        seen = _play_whole_game(page, views, tmp_path, "1280")
         assert not errors, errors
         assert seen["cancelled"] == 1 and seen["descending"] >= 1 and seen["abandon"] == 1
         assert seen["split"] >= 1 and seen["undone"] == 1 and seen["marked"] >= 3, seen
         assert seen["gift"] >= 1 and seen["pair"] >= 1, seen  # both kinds of answer, chosen and confirmed
-        assert int(page.evaluate("document.body.dataset.shown")) > 0  # steps were played out one at a time
+        assert seen["steps"] > 0 and seen["lit"] > 0, seen  # played out one at a time, offers lit
         assert page.locator("#round-end[open]").count() == 0
 
         # the ending: a headline, the score and why, each round, what next
@@ -347,7 +487,8 @@ def test_watching_two_bots_and_stepping_through_a_record_file_of_many_games(
         )
         assert disabled and "playing the game" in status, (disabled, status)
         page.wait_for_selector("#nav:not([hidden])")
-        page.select_option("#speed", "250")
+        page.select_option("#pace", "300")
+        assert page.locator("#scrub").is_hidden() and " of " not in (page.text_content("#replay-pos") or "")
         page.wait_for_function("document.getElementById('replay-pos').textContent.startsWith('move 2 ')")
         spoilers = page.evaluate(
             "[...document.querySelectorAll('#log li')].filter((li) => !li.hidden && Number(li.dataset.frame) > 2).length"
@@ -385,7 +526,7 @@ def test_watching_two_bots_and_stepping_through_a_record_file_of_many_games(
         assert page.locator("#scrub").input_value() == "3"
         page.keyboard.press("ArrowLeft")
         assert page.locator("#scrub").input_value() == "2"
-        scored = next(i for i, f in enumerate(replay_frames_of(games[1])) if f["phase"] == "ROUND_OVER")
+        scored = next(i for i, f in enumerate(replay_frames_of(games[1])) if f["scoring"] is not None)
         page.locator("#scrub").fill(str(scored))
         assert "Round 1 scored" in (page.text_content("#replay-extra") or "")
         line = page.locator("#log li").nth(4)  # a line of the log takes the board to its position
@@ -421,13 +562,13 @@ def test_the_board_fits_a_phone_and_keys_play_it(server: str, tmp_path: Path) ->
         page.goto(server)
         page.wait_for_selector("#opponent option[value=heuristic]", state="attached")
         _no_horizontal_overflow(page, 390)
+        views = Views(page)
         page.fill("#seed", "11")
         page.click("#start")
         page.wait_for_selector("#geishas .geisha")
         _no_horizontal_overflow(page, 390)
         page.screenshot(path=str(tmp_path / "board-390.png"), full_page=True)
         # the number keys: a token, then cards, Enter confirms
-        renders = page.evaluate("document.body.dataset.renders")
         page.keyboard.press("4")  # the fourth token left: Competition
         assert "Competition" in (page.text_content("#prompt") or "")
         for key in "7531":
@@ -436,7 +577,7 @@ def test_the_board_fits_a_phone_and_keys_play_it(server: str, tmp_path: Path) ->
         page.screenshot(path=str(tmp_path / "selection-390.png"), full_page=True)
         _no_horizontal_overflow(page, 390)
         page.keyboard.press("Enter")
-        _wait_render(page, renders)
+        _wait_render(page)
         # keys 7 5 3 1 chose the 7th, 5th, 3rd and 1st cards of the hand Iris Willow Willow Maple
         # Orchid Orchid Sakura; the board sent them ascending
         assert "You play Competition with Iris 2, Willow 2, Orchid 4, Sakura 5." in (
@@ -444,19 +585,27 @@ def test_the_board_fits_a_phone_and_keys_play_it(server: str, tmp_path: Path) ->
         )
         assert "pair A" in (page.text_content("#prompt") or "")
         # the split by keys: the 1st and 4th cards of the offer make pair A
-        renders = page.evaluate("document.body.dataset.renders")
         page.keyboard.press("1")
         page.keyboard.press("4")
         assert page.text_content("#selected") == "Pair A: Iris 2, Sakura 5"
         assert not _actionable_out_of_view(page)
         page.keyboard.press("Enter")
-        _wait_render(page, renders)
+        _wait_render(page)
         assert "pair A Iris 2, Sakura 5 | pair B Willow 2, Orchid 4" in (page.text_content("#log") or "")
         # and the rest of the game by touch, everything to act on in the window at every decision
-        page.select_option("#pace", "300")
-        seen = _play_whole_game(page, tmp_path, "390")
+        page.select_option("#pace", "-1")
+        seen = _play_whole_game(page, views, tmp_path, "390")
         assert seen["marked"] >= 3 and page.text_content("#headline") in ("You won", "You lost", "Draw")
         _no_horizontal_overflow(page, 390)
+        assert not _overlaps(page)
+        # the ending is read without scrolling: the headline and what next are in the window
+        for part in ("#headline", "#play-again", "#download", "#replay-this"):
+            box = page.locator(part).bounding_box()
+            assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 844, (part, box)
+        # the log is a drawer: closed, its moves take no room; a tap opens it
+        assert page.locator("#log").is_hidden()
+        page.click("#log-toggle")
+        assert page.locator("#log").is_visible() and page.locator("#log li").count() > 10
         page.screenshot(path=str(tmp_path / "finished-390.png"), full_page=True)
         # the replay of a finished game and the rules fit too
         record = bot_game(("heuristic", "search"), seed=5)
@@ -505,3 +654,85 @@ def test_the_page_plays_under_its_own_content_security_policy(server: str) -> No
         assert page.locator("#geishas .geisha").count() == 7
         assert not errors, errors
         browser.close()
+
+
+@pytest.mark.slow
+def test_the_pages_pure_helpers(server: str) -> None:
+    """``words.js`` alone, imported in the page: choices found by what the person built (never an
+    id computed), the marks of a move (a new deal's first move included), the card just drawn,
+    and the tables drawn from a server view or a replay frame."""
+    from hanamikoji_env.play.session import GameSession
+
+    session = GameSession("heuristic", seat=1, seed=5)
+    view = session.view()
+    frames = replay_frames_of(bot_record())
+    with sync_api.sync_playwright() as p:
+        browser = _launch(p)
+        page = browser.new_page(**HARNESS)
+        page.goto(server)
+        page.wait_for_selector("#opponent option[value=heuristic]", state="attached")
+        got = page.evaluate(
+            """async ([view, frames]) => {
+              const w = await import('/static/words.js');
+              const choices = [
+                {action: 11, kind: 'split', cards: [], sets: [[0, 3], [5, 6]]},
+                {action: 12, kind: 'split', cards: [], sets: [[0, 5], [3, 6]]},
+                {action: 14, kind: 'gift-take', cards: [0]}, {action: 19, kind: 'gift-take', cards: [5]},
+                {action: 21, kind: 'comp-take', cards: [0, 3], pair: 0}, {action: 22, kind: 'comp-take', cards: [5, 6], pair: 1},
+              ];
+              const offer = [0, 3, 5, 6];
+              const table = w.playTable(view, view, 'your move');
+              const moved = structuredClone(table);
+              moved.sides.top[2] += 1;
+              moved.top.tokens[2] = false;
+              const nextRound = structuredClone(table);
+              nextRound.round += 1;
+              nextRound.sides.top[4] = 1;
+              const scored = frames.find((f) => f.scoring);
+              return {
+                splitBA: w.splitChoice(choices, offer, [2, 3]).action,
+                splitAB: w.splitChoice(choices, offer, [1, 0]).action,
+                splitHalf: w.splitChoice(choices, offer, [0]),
+                splitNone: w.splitChoice(choices, offer, [1, 2]),
+                pairSize: w.pairSize(choices), noPairs: w.pairSize(choices.slice(2)),
+                gift: w.giftChoice(choices, 5).action, giftNone: w.giftChoice(choices, 4),
+                pair: w.pairChoice(choices, 1).action,
+                drawn: w.drawnAt([0, 1, 3, 3, 6], [1]), drawnTwin: w.drawnAt([3, 3], [3]), drawnTwo: w.drawnAt([3, 3, 5], [3, 3]),
+                drawnNone: w.drawnAt([0], []),
+                same: w.changes(table, structuredClone(table)).any,
+                moved: w.changes(table, moved),
+                deal: w.changes(table, nextRound),
+                table,
+                frame: w.frameTable(frames[1], ['a', 'b']),
+                scored: w.frameTable(scored, ['a', 'b']).status,
+              };
+            }""",
+            [view, frames],
+        )
+        browser.close()
+    assert got["splitBA"] == 11 and got["splitAB"] == 11  # pair A may be either of the server's pairs
+    assert got["splitHalf"] is None and got["splitNone"] is None
+    assert got["pairSize"] == 2 and got["noPairs"] == 0
+    assert got["gift"] == 19 and got["giftNone"] is None and got["pair"] == 22
+    assert (
+        got["drawn"] == [1]
+        and got["drawnTwin"] == [1]
+        and got["drawnTwo"] == [0, 1]
+        and got["drawnNone"] == []
+    )
+    assert got["same"] is False
+    moved = got["moved"]
+    assert moved["top"] == [2] and moved["tokens"]["top"] == [2] and moved["any"]
+    assert got["deal"]["top"] == [4] and got["deal"]["any"]  # a new deal's first move is marked
+    t = got["table"]
+    b = view["board"]
+    assert t["bottom"]["hand"] == b["hand"] and t["top"]["hand"] == b["their_hand_size"]
+    assert t["toMove"] == "bottom" and t["sides"] == {"top": b["their_side"], "bottom": b["your_side"]}
+    assert got["frame"]["bottom"]["name"] == "a" and got["frame"]["top"]["name"] == "b"
+    assert got["scored"] in ("round scored", "game over")
+
+
+def bot_record() -> records.GameRecord:
+    from hanamikoji_env.play.session import bot_game
+
+    return bot_game(("heuristic", "search"), seed=5)

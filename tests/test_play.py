@@ -9,6 +9,7 @@ import copy
 import gc
 import io
 import json
+import re
 import socket
 import threading
 import time
@@ -22,7 +23,16 @@ import pytest
 from helpers import OpponentPolicy, extra, swapped_deals
 
 from hanamikoji_env import records
-from hanamikoji_env.actions import CARD, CARD_BASE, TOKEN, TOKEN_NAMES, TRADEOFF, decode_action
+from hanamikoji_env.actions import (
+    CARD,
+    CARD_BASE,
+    NUM_ACTIONS,
+    TOKEN,
+    TOKEN_NAMES,
+    TOKEN_SIZES,
+    TRADEOFF,
+    decode_action,
+)
 from hanamikoji_env.aec import AGENTS
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.observation import decode
@@ -204,6 +214,125 @@ def test_a_view_holds_the_opponents_moves_since_the_persons_as_steps_to_show() -
     assert shown >= 4  # the opponent moved between the person's moves, and each was a step
 
 
+def test_a_rounds_last_move_is_shown_before_its_scoring() -> None:
+    """Whoever makes it, the move that ends a round is a step of its own (phase ``ROUND_OVER``)
+    told before the scoring: every token spent, hands empty, the cards on the table with both
+    Secrets still face down, the markers not moved yet."""
+    for seat in (0, 1):
+        session = GameSession("heuristic", seat=seat, seed=22)  # three rounds, then two
+        rounds = 0
+        while not session.over:
+            before = session.view()
+            if before["turn"] is not None:
+                token = before["turn"]["tokens"][-1]
+                session.play_turn(before["board"]["hand"][: token["cards"]], token["token"])
+            else:
+                session.play(before["choices"][-1]["action"])
+            view = session.view()
+            scorings = [e for e in view["events"][len(before["events"]) :] if e["kind"] == "scoring"]
+            if not scorings:
+                assert all(st["phase"] != "ROUND_OVER" for st in view["steps"])
+                continue
+            rounds += 1
+            (scoring,) = scorings
+            (end,) = [st for st in view["steps"] if st["phase"] == "ROUND_OVER"]
+            assert end["events"] == scoring["n"]  # told up to the last move, not the scoring
+            b = end["board"]
+            assert not any(b["your_tokens"]) and not any(b["their_tokens"]) and b["playing"] is None
+            assert b["hand"] == [] and b["their_hand_size"] == 0 and b["offer"] == []
+            secrets = scoring["secrets"]
+            for side, placed, secret in (("your_side", 0, secrets[0]), ("their_side", 1, secrets[1])):
+                assert [n + (g == secret) for g, n in enumerate(b[side])] == scoring["placed"][placed]
+            assert b["secret"] == secrets[0]  # the person's own Secret, known to them
+            assert b["markers"] == scoring["markers_before"]
+            later = [st for st in view["steps"] if st["events"] > end["events"]]
+            assert all(st["round"] == end["round"] + 1 for st in later)  # the next deal's moves follow
+        assert rounds >= 2
+
+
+def test_the_token_on_the_table_belongs_to_whoever_plays_it() -> None:
+    """``board["playing"]``: an offered Gift or Competition is the offerer's until answered, a
+    split is the splitter's; the page lights that token on that side and nothing else."""
+    session = GameSession("heuristic", seat=0, seed=3)
+    seen = set()
+    for _ in range(200):
+        if session.over:
+            break
+        view = session.view()
+        for position in [*view["steps"], view]:
+            b, phase = position["board"], position["phase"]
+            mover = "you" if b["your_decision"] else "opponent"
+            other = "opponent" if mover == "you" else "you"
+            want = {
+                "GIFT_ANSWER": {"token": 2, "by": other, "offer": "gift"},
+                "SPLIT": {"token": 3, "by": mover, "offer": "competition"},
+                "COMP_ANSWER": {"token": 3, "by": other, "offer": "competition"},
+            }.get(phase)
+            if phase == "SELECT" and b["token"] >= 0:
+                want = {"token": b["token"], "by": mover, "offer": None}
+            assert b["playing"] == want, (phase, b["playing"])
+            if want:
+                seen.add((phase, want["by"]))
+        if view["turn"] is not None:
+            token = view["turn"]["tokens"][-1]
+            session.play_turn(view["board"]["hand"][: token["cards"]], token["token"])
+        else:
+            session.play(view["choices"][0]["action"])
+    assert {("GIFT_ANSWER", "opponent"), ("COMP_ANSWER", "opponent"), ("SPLIT", "opponent")} <= seen, seen
+
+
+def test_every_choice_carries_what_a_board_draws_and_sends() -> None:
+    """The page computes no action id: each legal action comes decoded, its kind and cards
+    matching :func:`decode_action` and the offer on the table."""
+    session = GameSession("heuristic", seat=1, seed=4)
+    kinds = set()
+    while not session.over:
+        view = session.view()
+        b = view["board"]
+        for c in view["choices"]:
+            kind, index = decode_action(c["action"])
+            assert c["kind"] == kind
+            kinds.add(kind)
+            if kind == TOKEN:
+                assert c["token"] == index and c["cards"] == []
+            elif kind in (CARD, "gift-take"):
+                assert c["cards"] == [index]
+            elif kind == "split":
+                assert sorted(c["sets"][0] + c["sets"][1]) == b["offer"]
+            else:
+                assert c["pair"] == index and c["cards"] == (b["set_b"] if index else b["set_a"])
+        session.play(view["choices"][-1]["action"])
+    assert kinds == {TOKEN, CARD, "split", "gift-take", "comp-take"}
+
+
+def test_the_log_and_table_call_the_pairs_as_the_person_built_them() -> None:
+    """A split sent with ``pair_a`` (the cards the person put in pair A) keeps those names in
+    the log, on the table while the Competition is open and in the opponent's answer, though
+    the engine's pair A is the one holding the lowest card."""
+    for seed in range(40):
+        session = GameSession("heuristic", seat=0, seed=seed)
+        hand = session.view()["board"]["hand"]
+        if len(set(hand[:4])) == 4:
+            break
+    with pytest.raises(ValueError, match="pairs of a split"):
+        session.play(3, pair_a=hand[:2])  # a token is no split
+    session.play_turn(hand[:4], 3)  # Competition with four different geishas
+    view = session.view()
+    split = next(c for c in view["choices"] if c["kind"] == "split")
+    engine_a, engine_b = split["sets"]
+    with pytest.raises(ValueError, match="neither pair"):
+        session.play(split["action"], pair_a=[engine_a[0], engine_b[0]])
+    told = len(view["events"])
+    session.play(split["action"], pair_a=list(reversed(engine_b)))  # the person calls the engine's B "A"
+    events = session.view()["events"][told:]
+    assert f"pair A {card_names(engine_b)} | pair B {card_names(engine_a)}" in events[0]["text"]
+    (answer,) = [e for e in events if e["kind"] == "take"]
+    taken = "A" if answer["cards"] == engine_b else "B"
+    assert f"takes pair {taken} ({card_names(answer['cards'])})" in answer["text"]
+    opened = [st for st in session.view()["steps"] if st["phase"] == "COMP_ANSWER"]
+    assert all(st["board"]["set_a"] == engine_b for st in opened)
+
+
 def test_each_geisha_has_a_name_a_colour_and_her_value_in_every_label() -> None:
     from hanamikoji_env.rules import NUM_GEISHAS, VALUES
 
@@ -231,10 +360,10 @@ def test_replay_frames_step_through_every_position_with_all_cards() -> None:
     frames = replay_frames(record)
     assert record.rounds >= 2
     # the first deal, a frame a move (a token and its cards are one), and at each round's end the
-    # scored table before the deal
+    # scoring as a position of its own, then the deal
     token_plays = sum(decode_action(a).kind == TOKEN for _, a in record.actions)
     cards_chosen = sum(decode_action(a).kind == CARD for _, a in record.actions)
-    assert len(frames) == 1 + len(record.actions) - cards_chosen + record.rounds - 1
+    assert len(frames) == 1 + len(record.actions) - cards_chosen + record.rounds + record.rounds - 1
     assert frames[0]["move"] == "The first deal." and frames[1]["move"].startswith("You play ")
     selections = [
         f["move"] for f in frames if ": " in f["move"] and f["move"].split()[2].rstrip(":") in TOKEN_NAMES
@@ -247,6 +376,26 @@ def test_replay_frames_step_through_every_position_with_all_cards() -> None:
     for f, summary in zip(scored, record.round_summaries, strict=True):
         assert f["scoring"] == summary and f["markers"] == summary["markers"]
         assert f["placed"] == summary["placed"]  # the Secrets are on the table
+        assert f["move"].startswith(f"Round {summary['round']} scored: charm points")
+        # the round's last move is a position of its own before it: cards placed, markers unmoved
+        last = frames[frames.index(f) - 1]
+        assert last["scoring"] is None and last["result"] is None and last["seat"] is not None
+        assert last["placed"] == summary["placed"] and last["phase"] == "ROUND_OVER"
+        assert last["markers"] == (
+            frames[0]["markers"] if summary["round"] == 1 else scored[summary["round"] - 2]["markers"]
+        )
+    # the token on the table and its player: an offer is its offerer's, a selection its mover's
+    for f in frames:
+        p = f["playing"]
+        if f["phase"] == "GIFT_ANSWER":
+            assert p == {"token": 2, "by": 1 - f["to_move"], "offer": "gift"}
+        elif f["phase"] in ("SPLIT", "COMP_ANSWER"):
+            by = f["to_move"] if f["phase"] == "SPLIT" else 1 - f["to_move"]
+            assert p == {"token": 3, "by": by, "offer": "competition"}
+            assert f["pairs"] == (None if f["phase"] == "SPLIT" else [f["offer"][:2], f["offer"][2:]])
+        else:
+            assert p is None
+        assert f["draw_pile"] == sorted(f["draw_pile"])  # what is left, never the order it comes in
     after = frames[frames.index(scored[0]) + 1]
     assert after["move"].startswith("Round 2 dealt") and after["round"] == 2
     assert (
@@ -669,16 +818,38 @@ def test_the_replay_upload_is_bounded_and_checked(client: TestClient) -> None:
     assert surrogate.status_code == 400 and "lone surrogate" in surrogate.json()["detail"]
 
 
+def test_the_page_computes_no_action_id() -> None:
+    """The page takes the game's contract from the server (each view's decoded ``choices``, the
+    tokens and geishas of ``/api/opponents``): no number that could be an action id, a token id
+    or a card count (2 to 22) is written in its scripts, outside comments."""
+    from hanamikoji_env.play.server import STATIC
+
+    scripts = sorted(p for p in STATIC.iterdir() if p.name.endswith(".js"))
+    assert {p.name for p in scripts} >= {"main.js", "board.js", "words.js"}
+    for script in scripts:
+        code = re.sub(r"/\*.*?\*/", "", script.read_text(), flags=re.S)
+        for n, line in enumerate(code.splitlines(), 1):
+            line = re.sub(r'"[^"]*"', '""', line)  # a string's text is words; a template's ${...} is code
+            line = re.sub(r"`[^`]*`", lambda m: " ".join(re.findall(r"\$\{([^}]*)\}", m.group())), line)
+            line = re.sub(r"//.*", "", line)
+            literals = [int(x) for x in re.findall(r"(?<![\w.$])\d+(?![\w.])", line)]
+            assert not [x for x in literals if 2 <= x < NUM_ACTIONS], f"{script.name}:{n}: {line.strip()}"
+
+
 def test_the_page_and_its_assets_ship_in_the_package(client: TestClient) -> None:
     page = client.get("/")
-    assert page.status_code == 200 and "/static/app.js" in page.text
-    for asset in ("app.js", "style.css"):
-        assert client.get(f"/static/{asset}").status_code == 200
+    assert page.status_code == 200 and '<script type="module" src="/static/main.js">' in page.text
+    for asset in ("main.js", "board.js", "words.js", "dom.js", "state.js", "style.css"):
+        got = client.get(f"/static/{asset}")
+        assert got.status_code == 200 and got.headers["content-type"].startswith(
+            "text/css" if asset.endswith("css") else "text/javascript"  # a module needs a script type
+        )
     assert "http" not in page.text.replace("http-equiv", "")  # no CDN
     assert client.get("/api/opponents").json() == {
         "opponents": ["random", "heuristic", "search"],
         "default": "random",
         "geishas": geishas.as_json(),
+        "tokens": [{"name": n, "cards": c} for n, c in zip(TOKEN_NAMES, TOKEN_SIZES, strict=True)],
     }
 
 

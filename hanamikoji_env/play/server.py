@@ -53,7 +53,8 @@ API (JSON):
 
 - ``POST /api/games`` ``{"opponent": "heuristic", "seat": 0, "seed": null}`` -> the view and ``"id"``
 - ``GET /api/games/{id}`` -> the view
-- ``POST /api/games/{id}/actions`` ``{"action": 4}`` -> the view after your move and the bot's replies
+- ``POST /api/games/{id}/actions`` ``{"action": 4}`` -> the view after your move and the bot's replies;
+  a split may name the cards the person calls pair A (``"pair_a": [1, 6]``), which the log keeps
 - ``POST /api/games/{id}/turn`` ``{"token": 2, "cards": [5, 0, 3]}`` -> a token (at the start of a
   turn; leave it out while selecting) and its cards in any order, all or nothing: a selection that
   is not legal is refused (400) with the legal choices named, and the game is unchanged
@@ -63,7 +64,9 @@ API (JSON):
 - ``POST /api/watch`` ``{"players": ["heuristic", "search"], "seed": null}`` -> a whole game of two
   bots, ``{"players", "names", "frames", "record"}``, which the page shows move by move
 - ``GET /api/opponents`` -> the opponents a browser may choose (also the bots it may watch), the
-  default, and each geisha's name, charm and colour (:mod:`hanamikoji_env.play.geishas`)
+  default, each geisha's name, charm and colour (:mod:`hanamikoji_env.play.geishas`) and each
+  action token's name and number of cards: with each view's ``choices`` (every legal action
+  decoded: its id, kind and cards) all a page needs of the game's contract
 """
 
 from __future__ import annotations
@@ -90,7 +93,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 
 from hanamikoji_env import records
-from hanamikoji_env.actions import NUM_ACTIONS
+from hanamikoji_env.actions import NUM_ACTIONS, TOKEN_NAMES, TOKEN_SIZES
 from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.excerpt import clip
 from hanamikoji_env.first_run import warm_up
@@ -150,6 +153,10 @@ class NewGame(BaseModel):
 class Move(BaseModel):
     model_config = ConfigDict(extra="forbid")
     action: Annotated[StrictInt, Field(ge=0, lt=NUM_ACTIONS)]
+    pair_a: (
+        Annotated[list[Annotated[StrictInt, Field(ge=0, le=6)]], Field(min_length=2, max_length=2)] | None
+    ) = None
+    """With a split: the two cards the person calls pair A (the log and the table keep it)."""
 
 
 class Turn(BaseModel):
@@ -427,7 +434,8 @@ def favicon() -> FileResponse:
 @router.get("/api/opponents")
 def opponents(request: Request) -> dict[str, Any]:
     srv = server(request)
-    return {"opponents": srv.allowed, "default": srv.opponent, "geishas": geishas.as_json()}
+    tokens = [{"name": n, "cards": c} for n, c in zip(TOKEN_NAMES, TOKEN_SIZES, strict=True)]
+    return {"opponents": srv.allowed, "default": srv.opponent, "geishas": geishas.as_json(), "tokens": tokens}
 
 
 @router.post("/api/games")
@@ -525,7 +533,7 @@ async def _bot_replies(
 @router.post("/api/games/{gid}/actions")
 async def play(gid: str, request: Request) -> dict[str, Any]:
     chosen = validate(Move, parse_json(await read_body(request, MAX_BODY_BYTES)))
-    return await apply_move(server(request), gid, lambda session: session.play(chosen.action))
+    return await apply_move(server(request), gid, lambda session: session.play(chosen.action, chosen.pair_a))
 
 
 @router.post("/api/games/{gid}/turn")

@@ -27,6 +27,8 @@ from hanamikoji_env import engine, records
 from hanamikoji_env.actions import (
     CARD,
     CARD_BASE,
+    COMPETITION,
+    GIFT,
     GIFT_TAKE,
     NUM_ACTIONS,
     SECRET,
@@ -117,10 +119,15 @@ class GameSession:
         self.env = raw_env(round_limit=round_limit)
         self.env.reset(seed=seed, options=None if decks is None else {"decks": decks})
         self.events: list[dict[str, Any]] = []
+        self.pairs_swapped = False
+        """The person's open Competition calls the engine's pair B "A" (:meth:`play`'s ``pair_a``)."""
         self.steps: list[dict[str, Any]] = []
-        """The bot's moves since the person's last one, each as the table the person saw after
-        it (``board``, from their own observation, and its ``score``) and how many ``events`` had
-        been told, so a board can play them out one at a time."""
+        """The positions to play out before the view: the bot's moves since the person's last
+        one, each as the table the person saw after it (``board``, from their own observation,
+        and its ``score``) and how many ``events`` had been told, so a board can play them out
+        one at a time; and for a move that ended a round (anyone's), the table before the
+        scoring (phase ``ROUND_OVER``, :func:`round_end_board`), so the move is seen before the
+        scoring screen covers it."""
         self._info = self._observe()
         if bot_replies:
             self.advance()
@@ -140,9 +147,12 @@ class GameSession:
             return []
         return np.flatnonzero(self.env.observe(AGENTS[self.seat])["action_mask"]).tolist()
 
-    def play(self, action: int) -> None:
+    def play(self, action: int, pair_a: list[int] | None = None) -> None:
         """The person's move; ``ValueError`` (the game unchanged) unless it is legal now.
-        The bot then moves until it is the person's decision again or the game is over."""
+        The bot then moves until it is the person's decision again or the game is over.
+        With a split, ``pair_a`` may name the two cards the person calls pair A (the engine
+        calls A the pair holding the lowest card): the log and the table then call the pairs
+        as the person built them until the Competition is answered."""
         if self.over:
             raise ValueError("the game is over")
         if not self.your_move:
@@ -153,6 +163,20 @@ class GameSession:
         if action not in legal:
             named = action_name(int(action)) if 0 <= action < NUM_ACTIONS else "out of range"
             raise ValueError(f"action {action} ({named}) is not legal now; legal: {legal}")
+        swap = False
+        if pair_a is not None:
+            kind, index = decode_action(int(action))
+            if kind != SPLIT:
+                raise ValueError(
+                    f"pair_a names the pairs of a split, and action {action} is {action_name(int(action))}"
+                )
+            pairs = [sorted(p) for p in split_sets(cards_of(self._info.offer), index)]
+            if sorted(pair_a) not in pairs:
+                raise ValueError(
+                    f"pair_a {card_names(sorted(pair_a))} is neither pair of this split: {card_names(pairs[0])} | {card_names(pairs[1])}"
+                )
+            swap = sorted(pair_a) == pairs[1] != pairs[0]
+        self.pairs_swapped = swap
         self._step(int(action), mine=True)
         if self.bot_replies:
             self.advance()
@@ -232,27 +256,47 @@ class GameSession:
         after = self._info = self._observe()
         public = mine or decode_action(action).kind not in (TOKEN, CARD)  # splits and answers: seen by both
         new: list[dict[str, Any]] = []
+        if mine:
+            self.steps = []
+        ended = None  # the table between a round's last move and its scoring, as a step of its own
+        swap = self.pairs_swapped
+        if before.phase == Phase.COMP_ANSWER:
+            self.pairs_swapped = False  # answered: the next Competition is named afresh
         if self.env.game.round != round_before or self.over:  # this move ended the round
-            new += describe_last(before, mine, action if public else None)
+            new += describe_last(before, mine, action if public else None, swap)
             summaries = self.env.history().round_summaries
             if len(summaries) == round_before:
+                ended = round_end_board(before, summaries[-1], self.seat, mine, action)
+                self._add(new)
+                self._add_step(ended, round_before, "ROUND_OVER")
+                new = []
                 new.append(_scoring_event(summaries, self.seat, self.result()))
             if not self.over:
                 starts = "you start" if after.i_started else "the opponent starts"
                 new.append(_event("table", "deal", [], f"Round {after.round} dealt; {starts}."))
         else:
-            new += describe(before, after, mine, action if public else None)
+            new += describe(before, after, mine, action if public else None, swap)
         if self.over:
             new.append(_event("table", "end", [], self.result()["text"]))  # type: ignore[index]
-        for e in new:
+        self._add(new)
+        if not mine and new and ended is None:  # the bot choosing cards, unseen yet, is no step
+            self._add_step(self._board(after), after.round, after.phase.name)
+
+    def _add(self, events: list[dict[str, Any]]) -> None:
+        for e in events:
             e["n"] = len(self.events)
             self.events.append(e)
-        if mine:
-            self.steps = []
-        elif new:  # a move the person cannot see yet (the bot choosing cards) is no step of its own
-            table = board(after)
-            step = {"events": len(self.events), "round": after.round, "phase": after.phase.name}
-            self.steps.append({**step, "board": table, "score": standing(table["markers"])})
+
+    def _add_step(self, table: dict[str, Any], round_: int, phase: str) -> None:
+        step = {"events": len(self.events), "round": round_, "phase": phase}
+        self.steps.append({**step, "board": table, "score": standing(table["markers"])})
+
+    def _board(self, info: InfoSet) -> dict[str, Any]:
+        """:func:`board`, with the person's open Competition's pairs called as they built them."""
+        table = board(info)
+        if self.pairs_swapped and info.phase == Phase.COMP_ANSWER:
+            table["set_a"], table["set_b"] = table["set_b"], table["set_a"]
+        return table
 
     def _observe(self) -> InfoSet:
         return decode(self.env.observe(AGENTS[self.seat])["observation"])
@@ -290,7 +334,7 @@ class GameSession:
         """What the person may know now, JSON-ready (keys :data:`VIEW_KEYS`)."""
         info = self._info
         last = self.env.history().round_summaries
-        b = board(info)
+        b = self._board(info)
         return {
             "seat": self.seat,
             "opponent": self.opponent,
@@ -361,7 +405,63 @@ def board(info: InfoSet) -> dict[str, Any]:
         "their_hand_size": info.opp_hand_size,
         "draw_pile_size": info.draw_pile_size,
         "your_decision": info.my_decision,
+        "playing": playing(info),
+        "their_face_down": {
+            "secret": info.spent_opp[SECRET],
+            "tradeoff": TOKEN_SIZES[TRADEOFF] * info.spent_opp[TRADEOFF],
+        },
     }
+
+
+OFFERS = {GIFT: "gift", COMPETITION: "competition"}
+"""The tokens whose cards lie face up on the table until answered, as a board names them."""
+
+
+def playing(info: InfoSet) -> dict[str, Any] | None:
+    """The token on the table now, whose it is and whether its cards lie there as an offer
+    (``{"token": t, "by": "you" | "opponent", "offer": "gift" | "competition" | None}``): a Gift
+    or Competition offered and not yet answered, or the token whose cards are being chosen (the
+    mover's, seen only by the mover); None between turns."""
+    mover, other = ("you", "opponent") if info.my_decision else ("opponent", "you")
+    if info.phase == Phase.SELECT and info.token >= 0:
+        return {"token": info.token, "by": mover, "offer": None}
+    if info.phase in (Phase.SPLIT, Phase.GIFT_ANSWER, Phase.COMP_ANSWER):
+        token = GIFT if info.phase == Phase.GIFT_ANSWER else COMPETITION
+        return {"token": token, "by": mover if info.phase == Phase.SPLIT else other, "offer": OFFERS[token]}
+    return None
+
+
+def round_end_board(
+    before: InfoSet, summary: dict[str, Any], seat: int, mine: bool, action: int
+) -> dict[str, Any]:
+    """The table the person sees once a round's last move is played and before it is scored:
+    every token spent, every card on the table with both Secrets still face down (the person's
+    own shown to them), hands empty.  ``before`` is the person's observation before that move,
+    ``summary`` the round's scoring (its ``placed`` holds the Secrets)."""
+    me, opp = seat, 1 - seat
+    table = board(before)
+    hidden = [[int(g == summary["secrets"][s]) for g in range(NUM_GEISHAS)] for s in (me, opp)]
+    tradeoff = list(cards_of(before.tradeoff))
+    if mine and before.phase == Phase.SELECT and before.token == TRADEOFF:  # the person's last move
+        tradeoff = sorted([*cards_of(before.selection), decode_action(action).index])
+    table.update(
+        your_side=[p - h for p, h in zip(summary["placed"][me], hidden[0], strict=True)],
+        their_side=[p - h for p, h in zip(summary["placed"][opp], hidden[1], strict=True)],
+        hand=[],
+        secret=summary["secrets"][me],
+        tradeoff=tradeoff,
+        token=-1,
+        selection=[],
+        offer=[],
+        set_a=[],
+        set_b=[],
+        your_tokens=[False] * len(TOKEN_NAMES),
+        their_tokens=[False] * len(TOKEN_NAMES),
+        their_hand_size=0,
+        your_decision=False,
+        playing=None,
+    )
+    return table
 
 
 def standing(markers: list[str | None]) -> dict[str, dict[str, int]]:
@@ -415,11 +515,21 @@ def _token_list(tokens: list[int]) -> str:
 
 
 def choice(action: int, info: InfoSet) -> dict[str, Any]:
-    """A legal action for a board: its id, its words and, for a split, its two pairs."""
-    out: dict[str, Any] = {"action": action, "label": choice_label(action, info)}
+    """A legal action as a board draws and sends it, decoded here so no board computes an id:
+    ``action`` (the id to send), ``label`` (its words), ``kind`` (:func:`decode_action`'s),
+    ``cards`` (the card it adds or takes, or the pair it takes), and by kind ``token`` (a token),
+    ``sets`` (a split's two pairs) or ``pair`` (0 for pair A, 1 for B)."""
     kind, index = decode_action(action)
-    if kind == SPLIT:
+    out: dict[str, Any] = {"action": action, "label": choice_label(action, info), "kind": kind, "cards": []}
+    if kind == TOKEN:
+        out["token"] = index
+    elif kind in (CARD, GIFT_TAKE):
+        out["cards"] = [index]
+    elif kind == SPLIT:
         out["sets"] = [list(s) for s in split_sets(cards_of(info.offer), index)]
+    else:
+        out["pair"] = index
+        out["cards"] = list(cards_of(info.set_b if index else info.set_a))
     return out
 
 
@@ -448,12 +558,15 @@ def _minus(a: tuple[int, ...], b: tuple[int, ...]) -> list[int]:
     return list(cards_of(tuple(max(0, x - y) for x, y in zip(a, b, strict=True))))
 
 
-def describe(before: InfoSet, after: InfoSet, mine: bool, action: int | None) -> list[dict[str, Any]]:
+def describe(
+    before: InfoSet, after: InfoSet, mine: bool, action: int | None, swap: bool = False
+) -> list[dict[str, Any]]:
     """The moves the observing player saw happen between two of their observations in one round.
 
     ``mine``: the observer took the action; ``action`` is given only when the
     observer may know it (their own, or a public split or answer).  Token plays
-    are told when they complete, as at the table."""
+    are told when they complete, as at the table.  ``swap``: the observer's Competition calls
+    the engine's pair B "A" (the pairs as they built them)."""
     b, a = before, after
     who, subject, s = ("you", "You", "") if mine else ("opponent", "The opponent", "s")
     out = []
@@ -468,6 +581,8 @@ def describe(before: InfoSet, after: InfoSet, mine: bool, action: int | None) ->
         )
     elif b.phase == Phase.SPLIT and a.phase == Phase.COMP_ANSWER:
         sa, sb = list(cards_of(a.set_a)), list(cards_of(a.set_b))
+        if swap:
+            sa, sb = sb, sa
         out.append(
             _event(
                 who,
@@ -477,7 +592,7 @@ def describe(before: InfoSet, after: InfoSet, mine: bool, action: int | None) ->
             )
         )
     elif b.phase in (Phase.GIFT_ANSWER, Phase.COMP_ANSWER):
-        out += describe_last(b, mine, action)
+        out += describe_last(b, mine, action, swap)
     else:
         spent_b = b.spent_me if mine else b.spent_opp
         spent_a = a.spent_me if mine else a.spent_opp
@@ -494,9 +609,12 @@ def describe(before: InfoSet, after: InfoSet, mine: bool, action: int | None) ->
     return out
 
 
-def describe_last(before: InfoSet, mine: bool, action: int | None) -> list[dict[str, Any]]:
+def describe_last(
+    before: InfoSet, mine: bool, action: int | None, swap: bool = False
+) -> list[dict[str, Any]]:
     """An answer (``action`` is public), or the move that ended a round, told from the
-    observation before it: the last token of a round is the one its player has not spent."""
+    observation before it: the last token of a round is the one its player has not spent.
+    ``swap`` as for :func:`describe`."""
     b = before
     who, subject, s = ("you", "You", "") if mine else ("opponent", "The opponent", "s")
     yours = "the opponent's" if mine else "your"
@@ -512,7 +630,10 @@ def describe_last(before: InfoSet, mine: bool, action: int | None) -> list[dict[
         a_taken = decode_action(action).index == 0
         taken = list(cards_of(b.set_a if a_taken else b.set_b))
         left = cards_of(b.set_b if a_taken else b.set_a)
-        text = f"{subject} take{s} pair {'A' if a_taken else 'B'} ({card_names(taken)}); {card_names(left)} go to {yours} side."
+        letter = "A" if a_taken != swap else "B"
+        text = (
+            f"{subject} take{s} pair {letter} ({card_names(taken)}); {card_names(left)} go to {yours} side."
+        )
         return [_event(who, "take", taken, text)]
     if b.phase == Phase.SELECT:
         spent = b.spent_me if mine else b.spent_opp
@@ -593,11 +714,23 @@ def replay_frames(record: records.GameRecord) -> list[dict[str, Any]]:
         if selecting and decode_action(action).kind in (TOKEN, CARD):
             continue  # a token's cards are being chosen: one frame once they all are
         text = move_text(before, seat, action, names)
-        if state.round != before.round:  # the action ended the round: the scored table, then the deal
-            frames.append(_frame(engine.apply(before, action), text, names, seat))
-            frames.append(
-                _frame(state, f"Round {state.round} dealt; {_does(names[state.starter], 'start')}.", names)
+        ended = state.round != before.round or state.phase == Phase.GAME_OVER
+        if ended:  # the action ended the round: its table, the scoring, the next deal
+            scored = engine.apply(before, action)
+            played = _frame(scored, text, names, seat)
+            played.update(
+                phase="ROUND_OVER",
+                markers=list(before.markers),
+                score=dict(zip(("points", "geishas"), map(list, score(before.markers)), strict=True)),
+                scoring=None,
+                result=None,
+                winner=None,
             )
+            frames.append(played)
+            frames.append(_frame(scored, _scored_text(scored, names), names))
+            if state.phase != Phase.GAME_OVER:
+                deal = f"Round {state.round} dealt; {_does(names[state.starter], 'start')}."
+                frames.append(_frame(state, deal, names))
         else:
             frames.append(_frame(state, text, names, seat))
     return frames + stopped
@@ -628,11 +761,34 @@ def move_text(state: State, seat: int, action: int, names: tuple[str, str]) -> s
         return f"{_does(who, 'play')} {TOKEN_NAMES[state.token]}: {card_names([*state.selection, index])}."
     if kind == SPLIT:
         a, b = split_sets(state.offer, index)
-        return f"{_does(who, 'split')} the Competition cards: A {card_names(a)} | B {card_names(b)}."
+        return (
+            f"{_does(who, 'split')} the Competition cards: pair A {card_names(a)} | pair B {card_names(b)}."
+        )
     if kind == GIFT_TAKE:
         return f"{_does(who, 'take')} {card_label(index)} from the Gift."
     taken = state.offer[2:] if index else state.offer[:2]
-    return f"{_does(who, 'take')} set {'AB'[index]} ({card_names(taken)})."
+    return f"{_does(who, 'take')} pair {'AB'[index]} ({card_names(taken)})."
+
+
+def _scored_text(state: State, names: tuple[str, str]) -> str:
+    s = state.last_round
+    assert s is not None
+    return (
+        f"Round {s.round} scored: charm points {s.points[0]}-{s.points[1]}, "
+        f"geishas {s.geishas[0]}-{s.geishas[1]} ({names[0]} first)."
+    )
+
+
+def frame_playing(state: State) -> dict[str, Any] | None:
+    """The token on the table in a full-information position and the seat playing it (as
+    :func:`playing` tells it to one player)."""
+    if state.phase == Phase.SELECT and state.token >= 0:
+        return {"token": state.token, "by": state.to_move, "offer": None}
+    if state.phase in (Phase.SPLIT, Phase.GIFT_ANSWER, Phase.COMP_ANSWER):
+        token = GIFT if state.phase == Phase.GIFT_ANSWER else COMPETITION
+        by = state.to_move if state.phase == Phase.SPLIT else 1 - state.to_move
+        return {"token": token, "by": by, "offer": OFFERS[token]}
+    return None
 
 
 def _frame(state: State, text: str, names: tuple[str, str], seat: int | None = None) -> dict[str, Any]:
@@ -657,9 +813,11 @@ def _frame(state: State, text: str, names: tuple[str, str], seat: int | None = N
         "tradeoffs": [list(cards_of(t)) for t in state.tradeoffs],
         "tokens": [[not s for s in sp] for sp in state.spent],
         "offer": list(state.offer),
+        "pairs": [list(state.offer[:2]), list(state.offer[2:])] if state.phase == Phase.COMP_ANSWER else None,
         "selection": list(state.selection),
         "removed": state.removed,
-        "draw_pile": list(state.draw_pile),
+        "draw_pile": sorted(state.draw_pile),  # what is left, not the order it comes in
+        "playing": None if scored else frame_playing(state),
         "score": dict(zip(("points", "geishas"), map(list, score(state.markers)), strict=True)),
         "scoring": last if scored else None,
         "last_round": last,
