@@ -352,7 +352,9 @@ def replay(record: GameRecord, where: str = "record") -> list[State]:
         states.append(state)
     left = sum(1 for _ in decks)
     if left:
-        raise RecordError(f"{where}: {left} deck(s) left over: the game used {state.round} round(s)")
+        raise RecordError(
+            f"{where}: {counted(left, 'deck')} left over: the game used {counted(state.round, 'round')}"
+        )
     return states
 
 
@@ -393,16 +395,16 @@ def verify(record: GameRecord, where: str = "record") -> None:
     if got != (expected_winner, expected_rewards, expected_rounds):
         raise RecordError(
             f"{where}: the record says winner {record.winner}, rewards {list(record.rewards)}, "
-            f"{record.rounds} round(s); the replay gives winner {expected_winner}, rewards "
-            f"{list(expected_rewards)}, {expected_rounds} round(s)"
+            f"{counted(record.rounds, 'round')}; the replay gives winner {expected_winner}, rewards "
+            f"{list(expected_rewards)}, {counted(expected_rounds, 'round')}"
         )
     if list(record.round_summaries) != summaries:
         for i, (a, b) in enumerate(zip(record.round_summaries, summaries, strict=False)):
             if a != b:
                 raise RecordError(f"{where}: round_summaries[{i}] is {a}; the replay scores {b}")
         raise RecordError(
-            f"{where}: the record has {len(record.round_summaries)} round summaries; the replay scores "
-            f"{len(summaries)} round(s)"
+            f"{where}: the record has {counted(len(record.round_summaries), 'round summary')}; the replay scores "
+            f"{counted(len(summaries), 'round')}"
         )
 
 
@@ -537,3 +539,11 @@ def _progress(path: Path, disable: bool | None) -> Any:
 
 if __name__ == "__main__":
     main()
+
+
+def counted(count: int, noun: str) -> str:
+    """``1 round``, ``2 rounds``, ``2 round summaries``: a count with its noun in the right number
+    (the boards' words too)."""
+    if count == 1:
+        return f"{count} {noun}"
+    return f"{count} {noun[:-1]}ies" if noun.endswith("y") else f"{count} {noun}s"

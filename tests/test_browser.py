@@ -136,9 +136,30 @@ def _card_parts_overlap(page: Any) -> list:
     )
 
 
-def _table_top(page: Any) -> float:
+def _low_contrast(page: Any, selectors: list[str]) -> list:
+    """Of the visible elements matching ``selectors``, those whose text and background colours
+    contrast less than 4.5:1 (WCAG's body text), with the two colours."""
+    from hanamikoji_env.play.tui import contrast
+
+    pairs = page.evaluate(
+        """(sels) => sels.flatMap((sel) => [...document.querySelectorAll(sel)])
+            .filter((n) => n.getClientRects().length)
+            .map((n) => { const s = getComputedStyle(n); return [n.id || n.className, s.color, s.backgroundColor]; })""",
+        selectors,
+    )
+
+    def hexed(rgb: str) -> str:
+        return "#" + "".join(f"{int(x):02x}" for x in rgb[rgb.index("(") + 1 : -1].split(",")[:3])
+
+    return [(what, c, b) for what, c, b in pairs if contrast(hexed(c), hexed(b)) < 4.5]
+
+
+def _table_top(page: Any) -> list[float]:
+    """Where the table and its geishas' tiles are, the page at its top: they stay put as turns
+    pass and cards land."""
     return page.evaluate(
-        "window.scrollTo(0, 0), document.getElementById('table').getBoundingClientRect().top"
+        "window.scrollTo(0, 0), [document.getElementById('table'), ...document.querySelectorAll('#geishas .tile')]"
+        ".map((n) => n.getBoundingClientRect().top)"
     )
 
 
@@ -276,7 +297,7 @@ def _play_whole_game(page: Any, views: Views, tmp_path: Path, tag: str) -> dict:
             if tag == "390":
                 assert not _overlaps(page), (shown["phase"], _overlaps(page))
                 _no_horizontal_overflow(page, 390)
-            assert _table_top(page) == top, (shown["phase"], page.text_content("#scoreboard"))
+            assert _table_top(page) == top, (tag, shown["phase"], page.text_content("#table"))
             seen["steps"] += 1
             seen["lit"] += shown["board"]["playing"] is not None
             if page.locator("#table [data-last], #offer-area[data-last], #hand [data-last]").count():
@@ -337,6 +358,9 @@ def _play_whole_game(page: Any, views: Views, tmp_path: Path, tag: str) -> dict:
             hand.nth(order[0]).click()
             assert page.locator("#hand .card.selected").count() == n
             assert not _card_parts_overlap(page), _card_parts_overlap(page)
+            assert not _low_contrast(
+                page, ["#confirm", ".card .tick", ".pill.top", ".pill.bottom", ".token.playing"]
+            )
             assert _table_top(page) == top, page.text_content("#scoreboard")
             picked = (page.text_content("#selected") or "").split(":", 1)[1]
             geishas = [GEISHA_NAMES.index(c.split()[0]) for c in picked.split(",")]
@@ -501,6 +525,15 @@ def test_watching_two_bots_and_stepping_through_a_record_file_of_many_games(
             )
             assert shown[1] <= shown[0], shown
             page.wait_for_timeout(200)
+        # the end: the scoring is its own position and line, the one line lit, scrolled into view
+        assert page.locator("#log li.current").count() == 1
+        assert "scoring-line" in (page.get_attribute("#log li.current", "class") or "")
+        area, line = page.evaluate(
+            "[document.getElementById('log-area'), document.querySelector('#log li.current')]"
+            ".map((n) => [n.getBoundingClientRect().top, n.getBoundingClientRect().bottom])"
+        )
+        assert area[0] <= line[0] and line[1] <= area[1] + 1, (area, line)
+        assert page.locator("#scrub").is_visible()  # its length is told once it is over
         assert "heuristic" in (page.text_content("#bottom-player") or "")
         assert "search" in (page.text_content("#top-player") or "")
         assert "player_" not in (page.text_content("#board") or "")  # names, not programmer labels
@@ -559,6 +592,7 @@ def test_the_board_fits_a_phone_and_keys_play_it(server: str, tmp_path: Path) ->
         )
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
+        page.emulate_media(color_scheme="dark")  # the phone plays in the dark scheme
         page.goto(server)
         page.wait_for_selector("#opponent option[value=heuristic]", state="attached")
         _no_horizontal_overflow(page, 390)
@@ -615,18 +649,18 @@ def test_the_board_fits_a_phone_and_keys_play_it(server: str, tmp_path: Path) ->
         page.wait_for_selector("#nav:not([hidden])")
         page.click("#last")
         _no_horizontal_overflow(page, 390)
-        page.screenshot(path=str(tmp_path / "replay-390.png"), full_page=True)
         page.click("#show-rules")
         assert page.locator("#rules[open]").count() == 1
         _no_horizontal_overflow(page, 390)
         page.click("#close-rules")
-        # dark mode follows the system's setting
-        light = page.evaluate("getComputedStyle(document.body).backgroundColor")
-        page.emulate_media(color_scheme="dark")
+        # the scheme follows the system's setting
+        page.screenshot(path=str(tmp_path / "replay-390-dark.png"), full_page=True)
         dark = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        page.emulate_media(color_scheme="light")
+        light = page.evaluate("getComputedStyle(document.body).backgroundColor")
         rgb = [int(x) for x in dark[dark.index("(") + 1 : -1].split(",")[:3]]
         assert light != dark and max(rgb) < 60, (light, dark)
-        page.screenshot(path=str(tmp_path / "replay-390-dark.png"), full_page=True)
+        page.screenshot(path=str(tmp_path / "replay-390.png"), full_page=True)
         print(f"screenshots: {tmp_path}")
         assert not errors, errors
         browser.close()

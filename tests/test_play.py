@@ -1347,9 +1347,11 @@ def test_the_page_has_an_icon(client: TestClient) -> None:
 
 
 def test_counts_read_in_the_right_number() -> None:
-    from hanamikoji_env.play.session import counted, game_summary
+    from hanamikoji_env.play.session import game_summary
+    from hanamikoji_env.records import counted
 
     assert [counted(n, "geisha") for n in (0, 1, 2)] == ["0 geishas", "1 geisha", "2 geishas"]
+    assert counted(2, "round summary") == "2 round summaries"
     one = game_summary([11, 3], [2, 1], 0, ("you", "the opponent"), 1)["text"]
     assert one.startswith("Game over after 1 round: you win") and "round(s)" not in one
     assert "after 3 rounds" in game_summary([8, 9], [4, 3], 0, ("you", "the opponent"), 3)["text"]

@@ -475,11 +475,6 @@ def standing(markers: list[str | None]) -> dict[str, dict[str, int]]:
     }
 
 
-def counted(n: int, noun: str) -> str:
-    """``1 round``, ``2 rounds``: a count with its noun in the right number."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
 def game_summary(
     points: list[int], geishas: list[int], w: int | None, names: tuple[str, str], rounds: int
 ) -> dict[str, Any]:
@@ -489,7 +484,7 @@ def game_summary(
     head = "a draw" if w is None else f"{names[w]} {'win' if names[w] == 'you' else 'wins'}"
     order = "yours first" if names[0] == "you" else f"{names[0]} first"
     text = (  # sentences, so a narrow board can put each on a line of its own
-        f"Game over after {counted(rounds, 'round')}: {head}. Charm points {points[0]}-{points[1]}, "
+        f"Game over after {records.counted(rounds, 'round')}: {head}. Charm points {points[0]}-{points[1]}, "
         f"geishas {geishas[0]}-{geishas[1]} ({order}). {why[0].upper()}{why[1:]}."
     )
     return {"points": points, "geishas": geishas, "reason": why, "text": text}

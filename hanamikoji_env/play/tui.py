@@ -46,7 +46,8 @@ from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.excerpt import clip
 from hanamikoji_env.first_run import announce, parts_for
 from hanamikoji_env.play.geishas import GEISHAS, card_label, short_label
-from hanamikoji_env.play.session import GameSession, counted
+from hanamikoji_env.play.session import GameSession
+from hanamikoji_env.records import counted
 from hanamikoji_env.rules import (
     HAND_SIZE,
     NUM_CARDS,
