@@ -6,14 +6,15 @@ face-down Secret and Trade-off, the removed card and the draw pile.  Dealt unifo
 :func:`~hanamikoji_env.infoset.determinized_rows` does), an unseen card is in the opponent's
 hand with chance ``hand size / unseen``, whatever the opponent has played; but a player keeps
 what it means to play, so its moves tell where its cards are.  :class:`BeliefNet` learns that
-from self-play games (:func:`collect`): at every decision, the mover's observation and the
-opponent's real hand; the loss is the binomial likelihood of the hand's count of each geisha
+from games of a policy against itself or other players (:func:`collect`): at every decision,
+the mover's observation and the opponent's real hand; the loss is the binomial likelihood of the hand's count of each geisha
 among her unseen cards (:func:`nll`, against the uniform deal's as a baseline), and
 :func:`calibration` bins the predicted chances against the frequencies seen.
 :class:`~hanamikoji_env.bots.psearch.PolicySearchBot` deals the opponent's hand by it
 (``psearch:belief=PATH``; :func:`hand_odds`).
 
     python -m hanamikoji_env.belief --policy pretrained --decisions 400000 --out belief.pt
+    python -m hanamikoji_env.belief --opponents self,search,heuristic --out mixed.pt
 
 trains one (its checkpoint: the weights, loaded with ``weights_only``) and prints its
 likelihood and calibration on games it did not train on.
@@ -22,6 +23,7 @@ likelihood and calibration on games it did not train on.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +31,8 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
+from hanamikoji_env.bots.base import Bot
+from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.engine import C_HANDS
 from hanamikoji_env.nn import load_policy, policy_probs, read_torch_file, sample_actions
 from hanamikoji_env.observation import OBS_HIGH, OBS_SIZE, OFFSETS
@@ -86,24 +90,51 @@ def uniform_chances(obs: np.ndarray) -> np.ndarray:
 
 
 def collect(
-    policy: nn.Module, decisions: int, seed: int = 0, num_envs: int = 256, progress: bool = True
+    policy: nn.Module,
+    decisions: int,
+    seed: int = 0,
+    num_envs: int = 256,
+    progress: bool = True,
+    opponents: Sequence[Bot | None] = (None,),
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``decisions`` decisions of ``policy`` playing itself (sampling its moves) on the batch
-    engine: each mover's observation ``[D, 109]`` and the opponent's real hand ``[D, 7]``."""
+    """``decisions`` decisions of games on the batch engine: each mover's observation ``[D, 109]``
+    and the opponent's real hand ``[D, 7]``, both players' decisions alike.  Game row ``i`` is
+    ``policy`` (sampling its moves) against ``opponents[i % k]`` in seat ``(i // k) % 2``, where
+    ``None`` is the policy itself: so a belief learns how several kinds of player keep their
+    cards, not one."""
     if decisions < 1:
         raise ValueError(f"decisions must be positive, got {decisions}")
+    if not opponents:
+        raise ValueError("opponents must name at least one player (None: the policy itself)")
     rng = np.random.default_rng(seed)
     engine = BatchEngine(num_envs, seed=seed)
     obs, mask, seat = engine.reset()
+    k = len(opponents)
+    rows = np.arange(num_envs)
+    bot_seat = (rows // k) % 2
+    played_by = {j: rows[rows % k == j] for j, bot in enumerate(opponents) if bot is not None}
+    rngs = [np.random.default_rng([seed, int(i)]) for i in rows]
+    states: list[tuple[int, ...]] = [() for _ in rows]
     seen, hands, done = [], [], 0
-    bar = tqdm(total=decisions, desc="self-play", unit="dec", disable=not progress)
+    bar = tqdm(total=decisions, desc="games", unit="dec", disable=not progress)
     while done < decisions:
-        rows = engine.get_state()["rows"]
+        table = engine.get_state()["rows"]
         opponent = (1 - seat.astype(np.int64)) * NUM_GEISHAS + C_HANDS
         seen.append(obs.copy())
-        hands.append(rows[np.arange(num_envs)[:, None], opponent[:, None] + np.arange(NUM_GEISHAS)])
+        hands.append(table[rows[:, None], opponent[:, None] + np.arange(NUM_GEISHAS)])
         actions = sample_actions(policy_probs(policy, obs, mask), rng.random(num_envs))
-        obs, mask, seat, *_ = engine.step(actions)
+        for j, mine in played_by.items():
+            moving = mine[seat[mine] == bot_seat[mine]]
+            if len(moving):
+                row_states = [states[i] for i in moving]
+                actions[moving] = opponents[j].act_batch(  # type: ignore[union-attr]
+                    obs[moving], mask[moving], [rngs[i] for i in moving], row_states
+                )
+                for i, state in zip(moving, row_states, strict=True):
+                    states[i] = state
+        obs, mask, seat, _, ended, _ = engine.step(actions)
+        for i in np.flatnonzero(ended):
+            states[i] = ()  # a new game: the bot remembers nothing of the last
         done += num_envs
         bar.update(num_envs)
     bar.close()
@@ -204,6 +235,12 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument(
         "--test", type=int, default=100_000, help="held-back decisions, another seed (default 100000)"
     )
+    p.add_argument(
+        "--opponents",
+        default="self",
+        help="comma-separated players the policy meets, game rows shared among them: player specs "
+        "(search, heuristic, enum, ...) or self (the policy itself; default: self)",
+    )
     p.add_argument("--epochs", type=int, default=8)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", type=Path, required=True, help="where to save the belief model")
@@ -211,9 +248,14 @@ def main(argv: list[str] | None = None) -> None:
     if args.decisions < 1 or args.test < 1 or args.epochs < 1:
         p.error("--decisions, --test and --epochs must be positive")
     policy = load_policy(args.policy)
+    try:
+        names = [name.strip() for name in args.opponents.split(",")]
+        opponents = [None if name == "self" else parse_player(name).make(args.seed) for name in names]
+    except ValueError as e:
+        p.error(f"--opponents: {e}")
     torch.set_num_threads(1)
-    obs, hand = collect(policy, args.decisions, args.seed)
-    test_obs, test_hand = collect(policy, args.test, args.seed + 1)
+    obs, hand = collect(policy, args.decisions, args.seed, opponents=opponents)
+    test_obs, test_hand = collect(policy, args.test, args.seed + 1, opponents=opponents)
     net = train(obs, hand, args.epochs, seed=args.seed)
     save_belief(net, args.out)
     chances = hand_chances(net, test_obs)

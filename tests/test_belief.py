@@ -75,6 +75,35 @@ def test_a_belief_trained_on_self_play_predicts_hands_better_than_a_uniform_deal
     assert np.array_equal(belief.hand_chances(again, test_obs[:50]), belief.hand_chances(net, test_obs[:50]))
 
 
+def test_a_belief_learns_from_games_against_other_players_too() -> None:
+    """``opponents``: game rows shared among players; a bot's rows are played by the bot in its
+    seat (each row with its own generator and game memory, forgotten when a game ends), and
+    both players' decisions are kept."""
+    policy = load_policy("pretrained")
+    bots = [parse_player("heuristic").make(0), parse_player("search:samples=4").make(0)]
+    asked = []
+    for bot in bots:
+        real = bot.act_batch
+
+        def spy(obs, mask, rngs=None, states=None, real=real):
+            assert rngs is not None and states is not None and len(rngs) == len(states) == len(obs)
+            asked.append(len(obs))
+            return real(obs, mask, rngs, states)
+
+        bot.act_batch = spy  # type: ignore[method-assign]
+    obs, hand = belief.collect(policy, 12 * 60, seed=3, num_envs=12, progress=False, opponents=[None, *bots])
+    # a third of the rows self-play, two thirds meet a bot that makes about half of their moves
+    assert 0.2 < sum(asked) / len(obs) < 0.45, sum(asked) / len(obs)
+    assert (hand.sum(axis=1) == obs[:, OFFSETS["sizes"].start + 1]).all()
+    assert (hand <= obs[:, OFFSETS["unseen"]]).all()
+    again = belief.collect(policy, 12 * 60, seed=3, num_envs=12, progress=False, opponents=[None, *bots])
+    assert np.array_equal(again[0], obs)  # the same seed, the same games
+    alone = belief.collect(policy, 12 * 60, seed=3, num_envs=12, progress=False)
+    assert not np.array_equal(alone[0], obs)  # the bots played their rows
+    with pytest.raises(ValueError, match="at least one"):
+        belief.collect(policy, 10, opponents=[])
+
+
 def test_a_bad_belief_file_is_refused_in_one_line(tmp_path: Path) -> None:
     net = belief.BeliefNet(8)
     nan = tmp_path / "nan.pt"
