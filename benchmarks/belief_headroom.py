@@ -111,6 +111,10 @@ def main() -> None:
             deal_seed = args.seed * 1_000_003 + deal
             for kind, bot in players.items():
                 for seat in (0, 1):
+                    # every player meets the same deals and the same random numbers, its own and
+                    # the opponent's, whatever the others played before: a paired comparison
+                    bot.reset(seed=2 * deal_seed + seat)
+                    opponent.reset(seed=2 * deal_seed + seat + 1)
                     pair = (bot, opponent) if seat == 0 else (opponent, bot)
                     mine = play(pair, deal_seed) * (1 if seat == 0 else -1)
                     wins[kind] += 1.0 if mine > 0 else (0.5 if mine == 0 else 0.0)

@@ -13,8 +13,8 @@ among her unseen cards (:func:`nll`, against the uniform deal's as a baseline), 
 :class:`~hanamikoji_env.bots.psearch.PolicySearchBot` deals the opponent's hand by it
 (``psearch:belief=PATH``; :func:`hand_odds`).
 
-    python -m hanamikoji_env.belief --policy pretrained --decisions 400000 --out belief.pt
-    python -m hanamikoji_env.belief --opponents self,search,heuristic --out mixed.pt
+    python -m hanamikoji_env.training.belief --policy pretrained --decisions 400000 --out belief.pt
+    python -m hanamikoji_env.training.belief --opponents self,search,heuristic --out mixed.pt
 
 trains one (its checkpoint: the weights, loaded with ``weights_only``) and prints its
 likelihood and calibration on games it did not train on.
@@ -22,19 +22,17 @@ likelihood and calibration on games it did not train on.
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 import torch
 from torch import nn
 from tqdm import tqdm
 
-from hanamikoji_env.bots.base import Bot
-from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.engine import C_HANDS
-from hanamikoji_env.nn import load_policy, policy_probs, read_torch_file, sample_actions
+from hanamikoji_env.nn import policy_probs, read_torch_file, sample_actions
 from hanamikoji_env.observation import OBS_HIGH, OBS_SIZE, OFFSETS
 from hanamikoji_env.rules import NUM_GEISHAS
 from hanamikoji_env.vector import BatchEngine
@@ -43,6 +41,19 @@ UNSEEN = OFFSETS["unseen"]
 OPP_HAND = OFFSETS["sizes"].start + 1
 """The observation's entry of the opponent's hand size."""
 KIND = "hanamikoji-belief/1"
+
+
+class Player(Protocol):
+    """What :func:`collect` needs of a bot (:class:`~hanamikoji_env.bots.base.Bot` is one): its
+    moves for a batch, each row with its own generator and game memory."""
+
+    def act_batch(
+        self,
+        obs: np.ndarray,
+        mask: np.ndarray,
+        rngs: list[np.random.Generator] | None = None,
+        states: list[tuple[int, ...]] | None = None,
+    ) -> np.ndarray: ...
 
 
 class BeliefNet(nn.Module):
@@ -95,7 +106,7 @@ def collect(
     seed: int = 0,
     num_envs: int = 256,
     progress: bool = True,
-    opponents: Sequence[Bot | None] = (None,),
+    opponents: Sequence[Player | None] = (None,),
 ) -> tuple[np.ndarray, np.ndarray]:
     """``decisions`` decisions of games on the batch engine: each mover's observation ``[D, 109]``
     and the opponent's real hand ``[D, 7]``, both players' decisions alike.  Game row ``i`` is
@@ -226,49 +237,3 @@ def load_belief(path: str | Path) -> BeliefNet:
             raise ValueError(f"{path}: {key} holds NaN or infinite values")
     net.load_state_dict(state)
     return net.eval()
-
-
-def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(prog="python -m hanamikoji_env.belief", description=__doc__.split("\n")[0])
-    p.add_argument("--policy", default="pretrained", help="the self-play policy: a checkpoint or pretrained")
-    p.add_argument("--decisions", type=int, default=400_000, help="training decisions (default 400000)")
-    p.add_argument(
-        "--test", type=int, default=100_000, help="held-back decisions, another seed (default 100000)"
-    )
-    p.add_argument(
-        "--opponents",
-        default="self",
-        help="comma-separated players the policy meets, game rows shared among them: player specs "
-        "(search, heuristic, enum, ...) or self (the policy itself; default: self)",
-    )
-    p.add_argument("--epochs", type=int, default=8)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", type=Path, required=True, help="where to save the belief model")
-    args = p.parse_args(argv)
-    if args.decisions < 1 or args.test < 1 or args.epochs < 1:
-        p.error("--decisions, --test and --epochs must be positive")
-    policy = load_policy(args.policy)
-    try:
-        names = [name.strip() for name in args.opponents.split(",")]
-        opponents = [None if name == "self" else parse_player(name).make(args.seed) for name in names]
-    except ValueError as e:
-        p.error(f"--opponents: {e}")
-    torch.set_num_threads(1)
-    obs, hand = collect(policy, args.decisions, args.seed, opponents=opponents)
-    test_obs, test_hand = collect(policy, args.test, args.seed + 1, opponents=opponents)
-    net = train(obs, hand, args.epochs, seed=args.seed)
-    save_belief(net, args.out)
-    chances = hand_chances(net, test_obs)
-    print(f"held-back decisions: {len(test_obs):,}")
-    print(
-        f"NLL per unseen card: belief {nll(chances, test_obs, test_hand):.4f}, "
-        f"uniform deal {nll(uniform_chances(test_obs), test_obs, test_hand):.4f}"
-    )
-    print("| chance predicted | fraction seen | unseen cards |\n|---|---|---|")
-    for predicted, seen, count in calibration(chances, test_obs, test_hand):
-        print(f"| {predicted:.3f} | {seen:.3f} | {count:,} |")
-    print(f"saved {args.out}")
-
-
-if __name__ == "__main__":
-    main()
