@@ -770,3 +770,47 @@ def bot_record() -> records.GameRecord:
     from hanamikoji_env.play.session import bot_game
 
     return bot_game(("heuristic", "search"), seed=5)
+
+
+@pytest.mark.slow
+def test_a_failed_move_leaves_the_board_playable_and_a_replay_keeps_the_game(
+    server: str, tmp_path: Path
+) -> None:
+    """A move the server refuses (here a 503) is said in one line and the controls come back, so
+    the person can send it again; opening a replay during a game does not abandon it unasked."""
+    path = tmp_path / "one.jsonl"
+    path.write_text(bot_record().to_json() + "\n")
+    with sync_api.sync_playwright() as p:
+        browser = _launch(p)
+        page = browser.new_page(viewport={"width": 1280, "height": 800}, **HARNESS)
+        page.goto(server)
+        page.wait_for_selector("#opponent option[value=heuristic]", state="attached")
+        page.fill("#seed", "3")
+        page.click("#start")
+        page.wait_for_selector("#tokens button")
+        page.locator("#tokens button").first.click()  # Secret: one card
+        page.locator("#hand button.card").first.click()
+        page.route(
+            "**/turn",
+            lambda route: route.fulfill(
+                status=503, content_type="application/json", body='{"detail": "busy"}'
+            ),
+        )
+        page.click("#confirm")
+        page.wait_for_selector("#error:not([hidden])")
+        assert page.text_content("#error") == "busy"
+        _wait_render(page)
+        assert page.get_attribute("#board", "aria-busy") == "false" and page.locator("#confirm").is_enabled()
+        page.unroute("**/turn")
+        page.click("#confirm")  # the same selection, sent again
+        page.wait_for_function("document.getElementById('error').hidden")
+        _wait_render(page)
+        assert "You play Secret" in (page.text_content("#log") or "")
+        # a replay opened mid-game, then New game: the game in progress is not dropped unasked
+        page.set_input_files("#upload", str(path))
+        page.wait_for_selector("#nav:not([hidden])")
+        page.click("#show-new")
+        page.click("#start")
+        assert page.locator("#abandon[open]").count() == 1
+        page.click("#abandon-no")
+        browser.close()

@@ -269,8 +269,7 @@ class GameSession:
                 ended = round_end_board(before, summaries[-1], self.seat, mine, action)
                 self._add(new)
                 self._add_step(ended, round_before, "ROUND_OVER")
-                new = []
-                new.append(_scoring_event(summaries, self.seat, self.result()))
+                new = [_scoring_event(summaries, self.seat, self.result())]
             if not self.over:
                 starts = "you start" if after.i_started else "the opponent starts"
                 new.append(_event("table", "deal", [], f"Round {after.round} dealt; {starts}."))
@@ -423,11 +422,17 @@ def playing(info: InfoSet) -> dict[str, Any] | None:
     or Competition offered and not yet answered, or the token whose cards are being chosen (the
     mover's, seen only by the mover); None between turns."""
     mover, other = ("you", "opponent") if info.my_decision else ("opponent", "you")
-    if info.phase == Phase.SELECT and info.token >= 0:
-        return {"token": info.token, "by": mover, "offer": None}
-    if info.phase in (Phase.SPLIT, Phase.GIFT_ANSWER, Phase.COMP_ANSWER):
-        token = GIFT if info.phase == Phase.GIFT_ANSWER else COMPETITION
-        return {"token": token, "by": mover if info.phase == Phase.SPLIT else other, "offer": OFFERS[token]}
+    return _on_table(info.phase, info.token, mover, other)
+
+
+def _on_table(phase: Phase, token: int, mover: str | int, other: str | int) -> dict[str, Any] | None:
+    """:func:`playing` for a position's ``phase`` and ``token``, the players named as the caller
+    names them (``mover``: whoever decides now)."""
+    if phase == Phase.SELECT and token >= 0:
+        return {"token": token, "by": mover, "offer": None}
+    if phase in (Phase.SPLIT, Phase.GIFT_ANSWER, Phase.COMP_ANSWER):
+        token = GIFT if phase == Phase.GIFT_ANSWER else COMPETITION
+        return {"token": token, "by": mover if phase == Phase.SPLIT else other, "offer": OFFERS[token]}
     return None
 
 
@@ -777,13 +782,7 @@ def _scored_text(state: State, names: tuple[str, str]) -> str:
 def frame_playing(state: State) -> dict[str, Any] | None:
     """The token on the table in a full-information position and the seat playing it (as
     :func:`playing` tells it to one player)."""
-    if state.phase == Phase.SELECT and state.token >= 0:
-        return {"token": state.token, "by": state.to_move, "offer": None}
-    if state.phase in (Phase.SPLIT, Phase.GIFT_ANSWER, Phase.COMP_ANSWER):
-        token = GIFT if state.phase == Phase.GIFT_ANSWER else COMPETITION
-        by = state.to_move if state.phase == Phase.SPLIT else 1 - state.to_move
-        return {"token": token, "by": by, "offer": OFFERS[token]}
-    return None
+    return _on_table(state.phase, state.token, state.to_move, 1 - state.to_move)
 
 
 def _frame(state: State, text: str, names: tuple[str, str], seat: int | None = None) -> dict[str, Any]:

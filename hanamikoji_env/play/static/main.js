@@ -165,10 +165,17 @@ function send(path, body) {
   state.busyText = "Sending your move…";
   render();
   run(async () => {
-    let view = null;
-    try { view = await api("POST", path, body); } finally { state.busy = false; }
+    let view;
+    try {
+      view = await api("POST", path, body);
+    } catch (error) {  // refused or lost: the controls come back, the selection kept
+      state.busy = false;
+      render();
+      throw error;
+    }
+    state.busy = false;
     await present(view);
-  }).then(() => { if (state.busy && !state.step) { state.busy = false; render(); } });
+  });
 }
 
 // A new game; one in progress is abandoned only after the person says so
@@ -179,7 +186,7 @@ function startGame(settings) {
     showForm(null);  // the form folds away while the game is played
     await present(view);
   });
-  if (!state.game || state.game.result || state.mode !== "play") { go(); return; }
+  if (!state.game || state.game.result) { go(); return; }
   $("abandon").returnValue = "";
   $("abandon").showModal();
   $("abandon").addEventListener("close", () => { if ($("abandon").returnValue === "abandon") go(); }, { once: true });

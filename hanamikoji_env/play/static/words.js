@@ -18,7 +18,7 @@ export const label = (g) => `${facts.geishas[g].name} ${facts.geishas[g].charm}`
 export const names = (cards) => cards.map(label).join(", ") || "-";
 export const tokenName = (t) => facts.tokens[t].name;
 
-const same = (a, b) => a.length === b.length && [...a].sort().every((x, i) => x === [...b].sort()[i]);
+const same = (a, b) => [...a].sort((x, y) => x - y).join() === [...b].sort((x, y) => x - y).join();
 
 // ------------------------------------------------------------ choices ---
 // Each legal move as the server decoded it: {action, label, kind, cards, token|sets|pair}.
