@@ -5,6 +5,8 @@ mask with ``random_actions``, vectorized) and, in the same run, for our AEC
 ``raw_env()`` and PettingZoo's ``leduc_holdem_v4`` through the normal
 ``agent_iter`` loop (the seed-once loop of ``env_speed.py``).  A decision is a
 step of a live agent (the AEC loop's final ``step(None)`` calls are not counted).
+Then the batch engine at N = 1024 and 4096 with observation version 2 (perfect
+recall, 981 floats a row) against version 1 in the same run: target at least 0.67x.
 
 Usage: ``python benchmarks/vector_speed.py [--seconds 3]`` (``bench`` extra for leduc).
 """
@@ -21,8 +23,8 @@ from hanamikoji_env import raw_env
 from hanamikoji_env.vector import BatchEngine, random_actions
 
 
-def vector_rate(num_envs: int, seconds: float) -> float:
-    v = BatchEngine(num_envs, seed=0)
+def vector_rate(num_envs: int, seconds: float, observation_version: int = 1) -> float:
+    v = BatchEngine(num_envs, seed=0, observation_version=observation_version)
     rng = np.random.default_rng(0)
     _, mask, _ = v.reset()
     _, mask, *_ = v.step(random_actions(mask, rng))  # compile outside the timing
@@ -54,6 +56,11 @@ def main() -> None:
                 f"\ntargets at N=4096: >= 1,000,000 decisions/s ({'met' if rate >= 1e6 else 'MISSED'}),"
                 f" >= 50x the AEC env ({'met' if rate >= 50 * aec else 'MISSED'})"
             )
+    print(f"\n{'observation version 2':<28}{'decisions/s':>14}{'x version 1':>13}")
+    for n in (1024, 4096):
+        v1, v2 = vector_rate(n, args.seconds, 1), vector_rate(n, args.seconds, 2)
+        verdict = "met" if v2 >= 0.67 * v1 else "MISSED"
+        print(f"{f'BatchEngine N={n}':<28}{v2:>14,.0f}{v2 / v1:>13.2f}  (target >= 0.67x: {verdict})")
 
 
 if __name__ == "__main__":

@@ -20,6 +20,12 @@ legal moves -> :func:`legal`; tokens, Gift and Competition answers ->
 :func:`apply_one`; scoring, markers and the winner -> :func:`end_turn`; the
 final rewards -> :func:`final_returns`.
 
+After the position's columns, each row keeps a log of its last :data:`LOG_ROUNDS` rounds (each
+turn's draw, token, cards and answer, one packed number a turn), written by the same kernels:
+what the perfect-recall observation (version 2) reads.  A row made from a
+:class:`~hanamikoji_env.rules.State` (:func:`rows_from_states`) has an empty log: a State holds
+the position, not how it came about.
+
 Where a round's deck comes from is one driver, :class:`Dealer` (scripted decks,
 else shuffled from the game's generator), used by the AEC env and the batch
 engine; the OpenSpiel game deals card by card as chance outcomes through
@@ -112,7 +118,23 @@ C_MARKERS = _C["MARKERS"]
 C_SPENT = _C["SPENT"]
 """Each seat's spent tokens, 0/1, seat 0's 4 then seat 1's."""
 C_SELECTION, C_OFFER, C_PILE = _C["SELECTION"], _C["OFFER"], _C["PILE"]
-WIDTH = _C["WIDTH"]
+GAME_WIDTH = _C["WIDTH"]
+"""The columns of the position (what a :class:`~hanamikoji_env.rules.State` holds): all a
+simulation needs, so the search bots copy only these."""
+
+# The log: what happened in each of the last LOG_ROUNDS rounds, for the perfect-recall
+# observation (version 2); the kernels write it and no rule reads it.  Round r's turns, in the
+# order played, are the TURNS_PER_ROUND columns from C_LOG + ((r - 1) % LOG_ROUNDS) *
+# TURNS_PER_ROUND, one number a turn (0 until the turn begins), 3-bit fields at these shifts:
+# the card drawn + 1, the token + 1, how many cards are selected, the answer + 1 (the card a
+# Gift's answerer took; 0 or 1 + 1 for a Competition's set A or B), then the cards in the order
+# selected (a Competition's as set A then set B once split).
+LOG_ROUNDS = 4
+"""Rounds the log keeps (the current one and the three before it); older rounds are overwritten."""
+F_DRAW, F_TOKEN, F_COUNT, F_ANSWER, F_CARDS = 0, 3, 6, 9, 12
+"""Shifts of a turn's fields in its log number (card ``k`` of the selection at ``F_CARDS + 3k``)."""
+C_LOG = GAME_WIDTH
+WIDTH = C_LOG + LOG_ROUNDS * TURNS_PER_ROUND
 
 NO_WINNER = -2
 """``C_WINNER`` while the game goes on (:data:`~hanamikoji_env.rules.DRAW` is -1)."""
@@ -138,6 +160,25 @@ ZERO = np.int64(0)
 """Zero as a typed argument for compiled callers: numba compiles a separate copy of a kernel for each
 literal it is called with (``legal(s, 0, m)`` and ``legal(s, i, m)`` are two compilations), so a
 constant argument to a kernel is passed as this, never as ``0``.  Halves the first run's compile."""
+
+
+@njit(cache=True)
+def log_at(rnd):
+    """The column of round ``rnd``'s first turn in the log."""
+    return C_LOG + ((rnd - 1) % LOG_ROUNDS) * TURNS_PER_ROUND
+
+
+@njit(cache=True)
+def log_field(word, shift):
+    """A field of a turn's log number (stored + 1 where -1 means none: subtract 1)."""
+    return (word >> shift) & 7
+
+
+@njit(cache=True)
+def _log(s, i, shift, value):
+    """Set a field of the log number of row ``i``'s turn being played."""
+    c = log_at(s[i, C_ROUND]) + s[i, C_TURN]
+    s[i, c] = (s[i, c] & ~(7 << shift)) | (value << shift)
 
 
 @njit(cache=True)
@@ -168,6 +209,9 @@ def deal(s, i, deck, new_game):
     for k in range(HAND_SIZE):
         s[i, C_HANDS + deck[1 + k]] += 1
         s[i, C_HANDS + NUM_GEISHAS + deck[1 + HAND_SIZE + k]] += 1
+    at = log_at(s[i, C_ROUND])
+    for t in range(TURNS_PER_ROUND):
+        s[i, at + t] = 0
     for k in range(DRAW_PILE_SIZE):
         s[i, C_PILE + k] = deck[1 + 2 * HAND_SIZE + k]
     s[i, C_PILE_POS] = 0
@@ -191,6 +235,7 @@ def unset_draw(s, i):
     stays used): for a caller whose chance decides that card later (:func:`set_draw`)."""
     seat = s[i, C_CURRENT]
     s[i, C_HANDS + NUM_GEISHAS * seat + s[i, C_PILE + s[i, C_PILE_POS] - 1]] -= 1
+    _log(s, i, F_DRAW, 0)
 
 
 @njit(cache=True)
@@ -198,6 +243,7 @@ def set_draw(s, i, card):
     """Make ``card`` the current player's draw of this turn (after :func:`unset_draw`)."""
     s[i, C_HANDS + NUM_GEISHAS * s[i, C_CURRENT] + card] += 1
     s[i, C_PILE + s[i, C_PILE_POS] - 1] = card
+    _log(s, i, F_DRAW, card + 1)
 
 
 @njit(cache=True)
@@ -219,6 +265,7 @@ def start_turn(s, i, seat):
     top = s[i, C_PILE + s[i, C_PILE_POS]]
     s[i, C_PILE_POS] += 1
     s[i, C_HANDS + NUM_GEISHAS * seat + top] += 1
+    _log(s, i, F_DRAW, top + 1)
     s[i, C_CURRENT] = seat
     s[i, C_TO_MOVE] = seat
     s[i, C_PHASE] = TOKEN_PHASE
@@ -339,9 +386,12 @@ def apply_one(s, i, a, round_limit):
         s[i, C_TOKEN] = a
         s[i, C_SEL_LEN] = 0
         s[i, C_PHASE] = SELECT_PHASE
+        _log(s, i, F_TOKEN, a + 1)
     elif phase == SELECT_PHASE:
         n = s[i, C_SEL_LEN]
         s[i, C_SELECTION + n] = a - CARD_BASE
+        _log(s, i, F_CARDS + 3 * n, a - CARD_BASE)
+        _log(s, i, F_COUNT, n + 1)
         n += 1
         s[i, C_SEL_LEN] = n
         token = s[i, C_TOKEN]
@@ -375,10 +425,13 @@ def apply_one(s, i, a, round_limit):
         s[i, C_OFFER + 1] = c1
         s[i, C_OFFER + 2] = c2
         s[i, C_OFFER + 3] = c3
+        for k in range(COMP_SIZE):
+            _log(s, i, F_CARDS + 3 * k, s[i, C_OFFER + k])
         s[i, C_PHASE] = COMP_PHASE
         s[i, C_TO_MOVE] = 1 - seat
     elif phase == GIFT_PHASE:
         taken = a - GIFT_TAKE_BASE
+        _log(s, i, F_ANSWER, taken + 1)
         gave = False
         for k in range(GIFT_SIZE):
             g = s[i, C_OFFER + k]
@@ -390,6 +443,7 @@ def apply_one(s, i, a, round_limit):
         end_turn(s, i, seat, round_limit)
     else:  # Competition answer: the answerer's set to its side, the other to the turn player's
         take_a = a == COMP_TAKE_A
+        _log(s, i, F_ANSWER, 1 if take_a else 2)
         for k in range(COMP_SIZE):
             to_answerer = (k < SET_SIZE) == take_a
             side = 1 - seat if to_answerer else seat
@@ -544,6 +598,7 @@ def _row_mask(row: np.ndarray) -> tuple[int, ...]:
 def rows_from_states(states: Sequence[State]) -> np.ndarray:
     """The rows of engine states (``[len(states), WIDTH]`` int32)."""
     rows = np.zeros((len(states), WIDTH), dtype=np.int32)
+    # the log stays empty (0): a State does not say how it came about
     for i, st in enumerate(states):
         r = rows[i]
         r[C_ROUND], r[C_STARTER], r[C_TURN], r[C_CURRENT], r[C_TO_MOVE] = (

@@ -28,19 +28,26 @@ against the AEC env.
 - **Observations**: ``observation_tensor(p)`` is the env's observation vector of
   ``p`` in the game's ``observation_version`` (version 1: 109 floats,
   "me"/"opponent" perspective, layout in :mod:`hanamikoji_env.observation`).
-  ``observation_string`` is the same view as text.  ``information_state_string``
-  is the player and a chained digest of every view ``p`` has had so far in the
-  game (each change of its view, its own choices included), so it has perfect
-  recall; the digest grows with each move, so the string costs a few
-  microseconds.  There is no information-state tensor
-  (``provides_information_state_tensor=False``): the observation does not recall
-  the past, and a tensor that did would have to hold the whole game.  Nothing
-  the player may not know enters any of them: the same no-leak test as the env's.
+  ``observation_string`` is the same view as text.
+- **Information states** (perfect recall): ``information_state_tensor(p)`` is
+  ``p``'s observation version 2 (669 floats, whatever ``observation_version``
+  says): version 1, then everything ``p`` observed in each of the last 4 rounds
+  (the round cap of version 2: in a game of more rounds the oldest drops out).
+  ``information_state_string`` is the player and a chained digest of every view
+  ``p`` has had so far in the game (each change of its view, its own choices
+  included), with no cap.  ``tests/test_recall.py`` checks that two histories
+  get the same tensor and string exactly when they showed ``p`` the same views.
+  Nothing the player may not know enters any of them: the same no-leak test as
+  the env's.
 - **Clone, serialize**: states copy their row; serialization is OpenSpiel's
   own (the history of actions, replayed).
 - **Resampling** (for ISMCTS): ``resample_from_infostate(player, sampler)``
   deals what ``player`` has not seen again at random; the player's information
-  state, observation and legal actions stay the same.
+  state (string and tensor), observation and legal actions stay the same (the
+  resampled state keeps the game's log and digests: its past as the player saw it).
+- **From a position**: ``HanamikojiState.from_position(game, state)`` starts at a
+  :class:`~hanamikoji_env.rules.State`'s decision; a State has no past, so its
+  information-state tensor recalls nothing before it.
 """
 
 from __future__ import annotations
@@ -66,6 +73,8 @@ from hanamikoji_env.rules import (
     check_round_limit,
 )
 
+RECALL = VERSIONS[2]
+"""The information-state tensor's encoding: observation version 2, perfect recall."""
 DEFAULT_ROUND_LIMIT = 12
 """Scorings after which a game ends with the round-limit tie-breaks (OpenSpiel needs a finite game)."""
 DEAL_OUTCOMES = NUM_REMOVED + 2 * HAND_SIZE + 1
@@ -85,7 +94,7 @@ _GAME_TYPE = pyspiel.GameType(
     max_num_players=2,
     min_num_players=2,
     provides_information_state_string=True,
-    provides_information_state_tensor=False,
+    provides_information_state_tensor=True,
     provides_observation_string=True,
     provides_observation_tensor=True,
     parameter_specification={"round_limit": DEFAULT_ROUND_LIMIT, "observation_version": DEFAULT_VERSION},
@@ -210,6 +219,10 @@ class HanamikojiState(pyspiel.State):
         """Write ``player``'s observation vector (of the game's version) into ``obs``."""
         self._version.encode_row(self._row, 0, player, obs, np.empty(NUM_ACTIONS, dtype=np.int8))
 
+    def recall(self, player: int, obs: np.ndarray) -> None:
+        """Write ``player``'s information-state tensor (observation version 2) into ``obs``."""
+        RECALL.encode_row(self._row, 0, player, obs, np.empty(NUM_ACTIONS, dtype=np.int8))
+
     def history_digest(self, player: int) -> str:
         """A digest of every view ``player`` has had in this game, in order."""
         return self._digests[player].hex()
@@ -250,7 +263,9 @@ class HanamikojiState(pyspiel.State):
     # --------------------------------------------------------------- helpers ---
 
     def _set_position(self, state: State) -> None:
+        log = self._row[0, engine.C_LOG :].copy()
         self._row = engine.rows_from_states([state])
+        self._row[0, engine.C_LOG :] = log  # the past as it was (none for from_position's new state)
         self._pool = np.bincount(np.array(state.draw_pile, dtype=np.int64), minlength=NUM_GEISHAS)
         engine.legal(self._row, 0, self._mask)
 
@@ -306,8 +321,8 @@ def _text(value: Any) -> str:
 
 
 class HanamikojiObserver:
-    """What a player observes: the env's observation vector, and as text (with its history digest
-    for the perfect-recall information state).  Only a player's own view is offered."""
+    """What a player observes: the env's observation vector, and as text; with perfect recall,
+    observation version 2 and the history digest.  Only a player's own view is offered."""
 
     def __init__(
         self, iig_obs_type: Any, params: dict | None, layout: tuple = VERSIONS[DEFAULT_VERSION].layout
@@ -319,17 +334,16 @@ class HanamikojiObserver:
                 "python_hanamikoji offers each player's own view (public and its private information)"
             )
         self.perfect_recall = iig_obs_type.perfect_recall
-        if self.perfect_recall:  # only the string has perfect recall (see the module docstring)
-            self.tensor = np.zeros(0, np.float32)
-            self.dict: dict[str, np.ndarray] = {}
-        else:
-            self.tensor = np.zeros(sum(f.length for f in layout), np.float32)
-            self.dict = {f.name: self.tensor[f.offset : f.offset + f.length] for f in layout}
+        if self.perfect_recall:  # the information state: observation version 2
+            layout = RECALL.layout
+        self.tensor = np.zeros(sum(f.length for f in layout), np.float32)
+        self.dict = {f.name: self.tensor[f.offset : f.offset + f.length] for f in layout}
 
     def set_from(self, state: HanamikojiState, player: int) -> None:
         if self.perfect_recall:
-            raise ValueError("python_hanamikoji has no information-state tensor; use the string")
-        state.encode(player, self.tensor)
+            state.recall(player, self.tensor)
+        else:
+            state.encode(player, self.tensor)
 
     def string_from(self, state: HanamikojiState, player: int) -> str:
         if self.perfect_recall:

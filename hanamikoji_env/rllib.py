@@ -36,7 +36,8 @@ POLICY_ID = "shared_policy"
 
 
 class RLlibObservations(BaseWrapper):
-    """An AEC env whose observations are ``{"observations": float32 [109], "action_mask": int8 [23]}``."""
+    """An AEC env whose observations are ``{"observations": float32 [109] (the env's version's
+    size), "action_mask": int8 [23]}``."""
 
     def __init__(self, wrapped: raw_env) -> None:
         super().__init__(wrapped)

@@ -10,7 +10,8 @@ the learner plays one seat; the opponent plays the other seat inside
 - a callable ``f(obs_dict) -> int``;
 - a (frozen) Stable-Baselines3 model with ``predict``, e.g. a ``MaskablePPO``.
 
-Observations are the learner's 109-float vector, actions ``Discrete(23)``,
+Observations are the learner's 109-float vector (669 with ``observation_version=2``,
+perfect recall), actions ``Discrete(23)``,
 and ``action_masks()`` gives the legal actions for sb3-contrib's
 ``MaskablePPO``.  The reward is the learner's own: 0 until the game ends,
 then +1 / -1 (0 / 0 for a round-limit draw), whoever made the last move.  An

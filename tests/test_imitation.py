@@ -158,9 +158,7 @@ def test_bad_warm_starts_are_one_line_errors_before_anything_trains(
     assert not list(tmp_path.iterdir())
 
 
-def test_a_warm_start_over_a_checkpoint_of_another_observation_version_is_refused(
-    v2, tmp_path, capsys
-) -> None:
+def test_a_warm_start_over_a_checkpoint_of_another_observation_version_is_refused(tmp_path, capsys) -> None:
     save_checkpoint(tmp_path / "v2.pt", PolicyNet(128, 2, observation_version=2))
     with pytest.raises(SystemExit) as e:
         train_main([f"runs_dir={tmp_path}", "teacher=heuristic", "imitation_decisions=1000", "hidden=128",

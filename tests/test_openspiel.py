@@ -28,8 +28,10 @@ def test_loads_with_parameters_and_declares_the_game() -> None:
     assert kind.information == pyspiel.GameType.Information.IMPERFECT_INFORMATION
     assert kind.utility == pyspiel.GameType.Utility.ZERO_SUM
     assert GAME.observation_tensor_shape() == [109]
-    # the observation does not recall the past: no information-state tensor is claimed
-    assert kind.provides_information_state_string and not kind.provides_information_state_tensor
+    # the information state has perfect recall: observation version 2, whatever observation_version
+    assert kind.provides_information_state_string and kind.provides_information_state_tensor
+    assert GAME.information_state_tensor_shape() == [669]
+    assert pyspiel.load_game("python_hanamikoji(observation_version=2)").observation_tensor_shape() == [669]
     for bad in (0, 1001):
         with pytest.raises(ValueError, match="round_limit"):
             pyspiel.load_game("python_hanamikoji", {"round_limit": bad})
@@ -82,6 +84,8 @@ def test_plays_the_same_games_as_the_aec_env(games: int) -> None:
             assert state.legal_actions() == np.flatnonzero(mask).tolist()
             for p in (0, 1):
                 assert np.array_equal(state.observation_tensor(p), env.observe(f"player_{p}")["observation"])
+                recall = env.observe(f"player_{p}", observation_version=2)["observation"]
+                assert np.array_equal(state.information_state_tensor(p), recall)
             action = int(rng.choice(state.legal_actions()))
             if game % 25 == 0 and rng.random() < 0.05:
                 state = state.clone() if rng.random() < 0.5 else GAME.deserialize_state(state.serialize())
@@ -146,6 +150,7 @@ def test_resampled_states_keep_the_players_information_and_change_what_it_cannot
         twin = state.resample(player, rng)
         assert twin.information_state_string(player) == state.information_state_string(player)
         assert twin.observation_tensor(player) == state.observation_tensor(player)
+        assert twin.information_state_tensor(player) == state.information_state_tensor(player)
         assert twin.legal_actions() == state.legal_actions() and twin.current_player() == player
         hidden_changed += twin.position().hands[1 - player] != state.position().hands[1 - player]
         twin.apply_action(twin.legal_actions()[0])  # and it plays on
@@ -179,7 +184,7 @@ def test_unknowable_cards_change_nothing_a_player_observes(observer: int, token:
             views = [
                 (
                     s.observation_tensor(observer), s.observation_string(observer),
-                    s.information_state_string(observer),
+                    s.information_state_string(observer), s.information_state_tensor(observer),
                 )
                 for s in states
             ]  # fmt: skip

@@ -111,3 +111,30 @@ def test_a_hash_bomb_in_the_policy_pth_inside_the_zip_is_refused(tmp_path, form)
     grown, error = peak_growth("from hanamikoji_env.bots.sb3 import SB3Bot", f"SB3Bot({str(path)!r})")
     assert error is not None and "policy.pth: its object tree nests deeper than 24 levels" in error, error
     assert grown < 100, grown
+
+
+def test_a_zip_trained_on_version_2_plays_as_version_2_beside_version_1_bots(tmp_path) -> None:
+    """The zip's declared observation shape says its version; the tournament hands it that one."""
+    from sb3_contrib import MaskablePPO
+
+    from hanamikoji_env.bots.heuristic import HeuristicBot
+    from hanamikoji_env.games import play_game
+    from hanamikoji_env.wrappers import SingleAgentEnv
+
+    env = SingleAgentEnv(opponent="heuristic", observation_version=2)
+    assert env.observation_space.shape == (669,)
+    MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, seed=0).save(tmp_path / "v2.zip")
+    bot = SB3Bot(tmp_path / "v2.zip")
+    assert bot.observation_version == 2
+    reward, rounds = play_game((bot, HeuristicBot()), deal_seed=1, round_limit=None)
+    assert reward in (-1.0, 0.0, 1.0) and rounds >= 1
+
+
+def test_a_zip_of_an_unknown_observation_shape_is_refused(tmp_path) -> None:
+    path = tmp_path / "odd.zip"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("data", json.dumps({"observation_space": {":type:": "Box", "_shape": [110]}}))
+    with pytest.raises(
+        ValueError, match=r"shape \[110\]; known are version 1: \(109,\), version 2: \(669,\)"
+    ):
+        SB3Bot(path)

@@ -1,6 +1,6 @@
-"""Versions: a second observation version plugs in as one layout, one kernel and one registry line;
-checkpoints load by observation version and layout hash, whatever the package version; records
-carry the rules version."""
+"""Versions: version 2 plugs in as one layout, one kernel and one registry line, and runs wherever
+version 1 does; checkpoints load by observation version and layout hash, whatever the package
+version; records carry the rules version."""
 
 from __future__ import annotations
 
@@ -19,10 +19,12 @@ from hanamikoji_env.observation import OBS_SIZE
 from hanamikoji_env.rules import RULES_VERSION, shuffled_deck
 from hanamikoji_env.vector import BatchEngine, random_actions
 
+V2 = observation.VERSIONS[2]
 
-def test_a_new_version_runs_in_the_env_and_the_batch_engine_alike(v2) -> None:
+
+def test_a_new_version_runs_in_the_env_and_the_batch_engine_alike() -> None:
     e = raw_env(observation_version=2)
-    assert e.observation_space("player_0")["observation"].shape == (OBS_SIZE + 1,)
+    assert e.observation_space("player_0")["observation"].shape == (V2.size,)
     rng = np.random.default_rng(0)
     decks = [shuffled_deck(rng) for _ in range(20)]
     e.reset(seed=3, options={"decks": decks})
@@ -32,18 +34,18 @@ def test_a_new_version_runs_in_the_env_and_the_batch_engine_alike(v2) -> None:
         obs = e.observe(e.agent_selection)
         v_obs, v_mask = venv.observe(np.array([aec.AGENTS.index(e.agent_selection)]))
         assert (obs["observation"] == v_obs[0]).all() and (obs["action_mask"] == v_mask[0]).all()
-        assert obs["observation"][OBS_SIZE] == e.game.turn
+        assert obs["observation"][OBS_SIZE] == 1  # this round is recalled
         assert (obs["observation"][:OBS_SIZE] == e.observe(e.agent_selection, 1)["observation"]).all()
         a = int(random_actions(obs["action_mask"][None], rng)[0])
         e.step(a)
         venv.step(np.array([a]))
 
 
-def test_a_checkpoint_records_its_version_and_plays_in_any_env(v2, tmp_path) -> None:
+def test_a_checkpoint_records_its_version_and_plays_in_any_env(tmp_path) -> None:
     torch.manual_seed(0)
     save_checkpoint(tmp_path / "v2.pt", PolicyNet(16, 1, observation_version=2))
     data = load_checkpoint(tmp_path / "v2.pt")
-    assert data["observation_version"] == 2 and data["layout_hash"] == v2.layout_hash
+    assert data["observation_version"] == 2 and data["layout_hash"] == V2.layout_hash
     bot = PolicyBot(tmp_path / "v2.pt")
     assert bot.observation_version == 2
     # the same game in a version-1 env and a version-2 env, against a version-1 bot: each bot is
@@ -57,7 +59,7 @@ def test_a_checkpoint_records_its_version_and_plays_in_any_env(v2, tmp_path) -> 
             _, final[agent], term, trunc, _ = e.last(observe=False)
             player = seats[agent]
             obs = e.observe(agent, player.observation_version)
-            assert obs["observation"].shape == (OBS_SIZE + (player is bot),)
+            assert obs["observation"].shape == (V2.size if player is bot else OBS_SIZE,)
             moves.append(None if term or trunc else player.act(obs))
             e.step(moves[-1])
         games.append((moves, final["player_0"]))
@@ -65,7 +67,7 @@ def test_a_checkpoint_records_its_version_and_plays_in_any_env(v2, tmp_path) -> 
     assert play_game((bot, HeuristicBot()), deal_seed=1, round_limit=None)[0] == games[0][1]
 
 
-def test_a_checkpoint_of_an_unknown_version_is_refused(v2, tmp_path, monkeypatch) -> None:
+def test_a_checkpoint_of_an_unknown_version_is_refused(tmp_path, monkeypatch) -> None:
     save_checkpoint(tmp_path / "v2.pt", PolicyNet(16, 1, observation_version=2))
     monkeypatch.delitem(observation.VERSIONS, 2)
     with pytest.raises(CheckpointError, match=r"reads observation version 2; .* knows versions \[1\]"):
@@ -93,7 +95,7 @@ def test_unknown_observation_versions_are_refused_everywhere() -> None:
         lambda: PolicyNet(16, 1, observation_version=3),
         lambda: observation.observation_space(True),
     ):
-        with pytest.raises(ValueError, match=r"observation_version must be one of \[1\]"):
+        with pytest.raises(ValueError, match=r"observation_version must be one of \[1, 2\]"):
             make()
 
 
@@ -118,7 +120,7 @@ def test_records_carry_the_rules_version_and_verify_checks_it() -> None:
         records.parse_record({**d, "rules_version": "1"})
 
 
-def test_training_opponents_each_read_their_own_version(v2) -> None:
+def test_training_opponents_each_read_their_own_version() -> None:
     """In one step a bot that reads version 2 and a snapshot of a version-1 learner both play:
     re-encoding for the bot must not hand the snapshot version-2 views."""
     from hanamikoji_env.training.selfplay import Opponents

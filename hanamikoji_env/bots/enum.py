@@ -52,6 +52,7 @@ from hanamikoji_env.engine import (
     C_PHASE,
     C_TO_MOVE,
     COMP_PHASE,
+    GAME_WIDTH,
     GIFT_PHASE,
     ROUND_OVER,
     SELECT_PHASE,
@@ -145,7 +146,7 @@ def _answered(s, tmp, u, round_limit, m, mm):
         best = np.inf
         for a in range(NUM_ACTIONS):
             if mm[a]:
-                for j in range(WIDTH):
+                for j in range(GAME_WIDTH):  # the position; the log is not simulated
                     tmp[0, j] = s[0, j]
                 apply_one(tmp, ZERO, a, round_limit)
                 best = min(best, _leaf(tmp, u, round_limit, m))
@@ -162,7 +163,7 @@ def _turn_value(s, t1, t2, u, round_limit, m, m1, m2):
         best = -np.inf
         for a in range(NUM_ACTIONS):
             if m1[a]:
-                for j in range(WIDTH):
+                for j in range(GAME_WIDTH):  # the position; the log is not simulated
                     t1[0, j] = s[0, j]
                 apply_one(t1, ZERO, a, round_limit)
                 best = max(best, _answered(t1, t2, u, round_limit, m, m2))
@@ -208,7 +209,7 @@ def _evaluate(o, sequences, lengths, k, leaves, samples, budget, rng, round_limi
         for t in range(PLAYOUT_STEPS):
             u[t] = _uniform(rng)
         for c in range(k):
-            for j in range(WIDTH):
+            for j in range(GAME_WIDTH):  # the position; the log is not simulated
                 work[0, j] = base[0, j]
             if not apply_sequence_row(work, ZERO, sequences[c], lengths[c], round_limit, m):
                 return False

@@ -22,21 +22,21 @@ from gymnasium import spaces
 from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.nn import check_torch_stream, resolve_device
-from hanamikoji_env.observation import OBS_SIZE, observation_space
+from hanamikoji_env.observation import OBS_SIZE, VERSIONS, observation_space
 
 
 def _constant(_: float) -> float:
     return 0.0
 
 
-def safe_custom_objects() -> dict[str, Any]:
+def safe_custom_objects(observation_version: int = 1) -> dict[str, Any]:
     """Replacements for the pickled entries of a MaskablePPO zip (inference needs none of them)."""
     from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     return {
         "policy_class": MaskableActorCriticPolicy,
-        "observation_space": observation_space()["observation"],
+        "observation_space": observation_space(observation_version)["observation"],
         "action_space": spaces.Discrete(NUM_ACTIONS),
         "rollout_buffer_class": MaskableRolloutBuffer,
         "clip_range": _constant,
@@ -74,7 +74,19 @@ def _check_sizes(path: Path, data: dict[str, Any]) -> None:
         )
 
 
-def _check_network_size(path: Path, data: dict[str, Any]) -> None:
+def _zip_version(path: Path, data: dict[str, Any]) -> int:
+    """The observation version whose size the zip's observation space declares (its readable
+    ``_shape``; version 1 where a zip does not say)."""
+    space = data.get("observation_space")
+    shape = space.get("_shape", [OBS_SIZE]) if isinstance(space, dict) else [OBS_SIZE]
+    sizes = {v.size: n for n, v in VERSIONS.items()}
+    if not (isinstance(shape, list) and len(shape) == 1 and type(shape[0]) is int and shape[0] in sizes):
+        known = ", ".join(f"version {n}: ({v.size},)" for n, v in VERSIONS.items())
+        raise ValueError(f"{path} was trained on observations of shape {str(shape)[:40]}; known are {known}")
+    return sizes[shape[0]]
+
+
+def _check_network_size(path: Path, data: dict[str, Any], obs_size: int = OBS_SIZE) -> None:
     """``ValueError`` unless the zip's declared ``policy_kwargs.net_arch`` is a few layers of sane
     widths whose weights fit :data:`MAX_PARAMETERS`: checked before MaskablePPO builds anything."""
     kwargs = data.get("policy_kwargs") or {}
@@ -91,7 +103,7 @@ def _check_network_size(path: Path, data: dict[str, Any]) -> None:
             raise ValueError(
                 f"{path} declares a network of {str(arch)[:80]}: want at most 16 layers of 1..65536 units"
             )
-        sizes = [OBS_SIZE, *widths, out]
+        sizes = [obs_size, *widths, out]
         total += sum(a * b + b for a, b in itertools.pairwise(sizes))
     if total > MAX_PARAMETERS:
         raise ValueError(
@@ -102,7 +114,8 @@ def _check_network_size(path: Path, data: dict[str, Any]) -> None:
 
 class SB3Bot(Bot):
     """``SB3Bot(path, seed=0, deterministic=True, device="cpu")`` for a ``MaskablePPO`` zip trained
-    on SingleAgentEnv (``device``: where its network runs, as :class:`PolicyBot`'s)."""
+    on SingleAgentEnv (``device``: where its network runs, as :class:`PolicyBot`'s), with any
+    observation version (read from the zip's declared observation shape)."""
 
     name = "sb3"
 
@@ -115,7 +128,6 @@ class SB3Bot(Bot):
         self.deterministic = deterministic
         if not self.path.is_file():
             raise ValueError(f"SB3 model {self.path} does not exist or is not a file")
-        overrides = safe_custom_objects()
         try:
             with zipfile.ZipFile(self.path) as z:
                 unpacked = sum(info.file_size for info in z.infolist())
@@ -131,7 +143,9 @@ class SB3Bot(Bot):
         if not isinstance(data, dict):
             raise ValueError(f"{self.path} is not a Stable-Baselines3 zip (its data is not a mapping)")
         _check_sizes(self.path, data)
-        _check_network_size(self.path, data)
+        self.observation_version = _zip_version(self.path, data)
+        _check_network_size(self.path, data, VERSIONS[self.observation_version].size)
+        overrides = safe_custom_objects(self.observation_version)
         pickled = {k for k, v in data.items() if isinstance(v, dict) and ":serialized:" in v}
         unknown = sorted(pickled - set(overrides))
         if unknown:
@@ -147,7 +161,7 @@ class SB3Bot(Bot):
             self.model = MaskablePPO.load(self.path, custom_objects=overrides, device=self.device)
         except Exception as e:
             raise ValueError(f"{self.path}: cannot load the model ({type(e).__name__}: {e})") from None
-        if self.model.observation_space.shape != (OBS_SIZE,):
+        if self.model.observation_space.shape != (VERSIONS[self.observation_version].size,):
             raise ValueError(f"{self.path} was trained on another observation layout")
 
     def _act(self, vector: np.ndarray, mask: np.ndarray) -> int:

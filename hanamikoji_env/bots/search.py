@@ -42,7 +42,7 @@ from numba import njit
 from hanamikoji_env.actions import CARD_BASE, NUM_ACTIONS, NUM_TOKENS
 from hanamikoji_env.bots.base import Bot, Option, check_batch, run_rows
 from hanamikoji_env.bots.heuristic import MAX_PLANS, checked_actions, plans_row, position
-from hanamikoji_env.engine import SELECT_PHASE, TOKEN_PHASE, WIDTH, ZERO
+from hanamikoji_env.engine import GAME_WIDTH, SELECT_PHASE, TOKEN_PHASE, WIDTH, ZERO
 from hanamikoji_env.infoset import determinize_row
 from hanamikoji_env.observation import (
     O_ROUND,
@@ -105,7 +105,7 @@ def _evaluate(o, sequences, lengths, k, samples, rng, round_limit, values):
         for t in range(PLAYOUT_STEPS):
             u[t] = _uniform(rng)
         for c in range(k):
-            for j in range(WIDTH):
+            for j in range(GAME_WIDTH):  # the position; the log is not simulated
                 work[0, j] = base[0, j]
             if not apply_sequence_row(work, ZERO, sequences[c], lengths[c], round_limit, m):
                 return False
