@@ -146,7 +146,7 @@ class BatchEngine:
         self._dealer.deal(self._s, np.arange(self.num_envs), np.ones(self.num_envs, dtype=np.bool_))
         self._reset_done = True
         self._encode_to_move()
-        return self._obs.copy(), self._mask.copy(), self._to_play.copy()
+        return self._obs, self._mask.copy(), self._to_play.copy()
 
     def step(
         self,
@@ -207,7 +207,7 @@ class BatchEngine:
             self._dealer.game_ended(done)
             self._dealer.deal(self._s, rows, phase[rows] == GAME_OVER)
         self._encode_to_move()
-        return self._obs.copy(), self._mask.copy(), self._to_play.copy(), rewards, done, info
+        return self._obs, self._mask.copy(), self._to_play.copy(), rewards, done, info
 
     def reset_games(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Start a new game in the envs ``rows`` (indices), shuffled from the engine's generator
@@ -218,7 +218,7 @@ class BatchEngine:
         if rows.size:
             self._new_games(rows)
             self._encode_to_move()
-        return self._obs.copy(), self._mask.copy(), self._to_play.copy()
+        return self._obs, self._mask.copy(), self._to_play.copy()
 
     def observe(
         self, seats: np.ndarray, observation_version: int | None = None
@@ -267,7 +267,7 @@ class BatchEngine:
         self._dealer.rng.bit_generator.state = state["rng"]
         self._reset_done = bool(state["reset_done"])
         self._encode_to_move()
-        return self._obs.copy(), self._mask.copy(), self._to_play.copy()
+        return self._obs, self._mask.copy(), self._to_play.copy()
 
     # --------------------------------------------------------- helpers ---
 
@@ -279,8 +279,11 @@ class BatchEngine:
         self._dealer.deal(self._s, rows, np.ones(rows.size, dtype=np.bool_))
 
     def _encode_to_move(self) -> None:
-        """Observation and mask of the seat to move, per row."""
+        """Observation and mask of the seat to move, per row.  The observations go to a new array
+        each time (every row is written whole), which the caller then owns: no copy of the
+        largest array on the way out (version 2's rows are 669 floats)."""
         self._to_play[:] = self._s[:, C_TO_MOVE]
+        self._obs = np.empty_like(self._obs)
         self.encoding.encode_rows(self._s, self._to_play, self._obs, self._mask)
 
     def _parse_decks(self, decks: object) -> list[list[tuple[int, ...]]]:

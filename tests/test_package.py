@@ -152,6 +152,7 @@ SHORT = [  # what makes a documented command finish in seconds, its meaning kept
     (r"--decisions \d+", "--decisions 600"),
     (r"--iterations \d+", "--iterations 1"),
     (r"--seconds \d+", "--seconds 1"),
+    (r"--minutes \d+", "--minutes 0.05"),
 ]
 QUICK_RUN = "num_envs=8 rollout_steps=8 eval_games=2"
 """Overrides that make any training config's update and evaluations small."""

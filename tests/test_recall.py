@@ -20,7 +20,16 @@ from helpers import extra
 
 from hanamikoji_env import engine
 from hanamikoji_env.actions import NUM_ACTIONS, SECRET, TRADEOFF
-from hanamikoji_env.engine import C_CURRENT, C_PHASE, C_TOKEN, GAME_OVER, ROUND_OVER, SELECT_PHASE
+from hanamikoji_env.engine import (
+    C_CURRENT,
+    C_PHASE,
+    C_ROUND,
+    C_TOKEN,
+    C_TURN,
+    GAME_OVER,
+    ROUND_OVER,
+    SELECT_PHASE,
+)
 from hanamikoji_env.observation import OFFSETS, RECALL_ROUNDS, ROUND_SIZE, VERSIONS
 from hanamikoji_env.rules import HAND_SIZE, NUM_CARDS, TURNS_PER_ROUND, shuffled_deck
 
@@ -40,6 +49,7 @@ class Prefix:
         self.world = world
         """The whole position (both hands, the pile, the removed card)."""
         self.decision = decision
+        self.round = round(float(np.frombuffer(v1, np.float32)[OFFSETS["round"].start]))
         self.info: str | None = None
         """OpenSpiel's information-state string here (decisions only, where it is checked)."""
 
@@ -92,9 +102,37 @@ def hidden_selection(row: np.ndarray, seat: int) -> bool:
     )
 
 
-KINDS = ("swap", "hidden", "diverge", "draws", "swap+hidden")
+KINDS = ("swap", "hidden", "diverge", "draws", "order", "swap+hidden")
 """How a twin differs: two cards of a deck swapped, the opponent's hidden cards chosen again,
-another move at one step, two of the player's draws swapped, or a swap and hidden cards."""
+another move at one step, two of the player's draws swapped, two turns of one player played in
+the other order, or a swap and hidden cards."""
+
+
+def reordered(decks: list[np.ndarray], moves: list[int], rng: np.random.Generator) -> list[int]:
+    """``moves`` with two turns of one player in one round exchanged (each turn's moves, its
+    answer included, as a block)."""
+    keys: list[tuple[int, int]] = []
+
+    def note(step: int, row: np.ndarray, mask: np.ndarray) -> int | None:
+        if step == len(moves):
+            return None
+        keys.append((int(row[0, C_ROUND]), int(row[0, C_TURN])))
+        return moves[step]
+
+    play(decks, note, 0)
+    rnd = keys[int(rng.integers(len(keys)))][0]
+    turns = sorted({k for r, k in keys if r == rnd})
+    parity = int(rng.integers(2))
+    mine = [k for k in turns if k % 2 == parity]
+    if len(mine) < 2:
+        return moves
+    a, b = sorted(rng.choice(mine, 2, replace=False))
+    at = {k: [i for i, key in enumerate(keys) if key == (rnd, k)] for k in (a, b)}
+    first, second = at[a], at[b]
+    return (
+        moves[: first[0]] + [moves[i] for i in second] + moves[first[-1] + 1 : second[0]]
+        + [moves[i] for i in first] + moves[second[-1] + 1 :]
+    )  # fmt: skip
 
 
 def twin(moves: list[int], seat: int, kind: str, rng: np.random.Generator) -> Choose:
@@ -151,8 +189,11 @@ def game_pairs(
         decks = [np.array(shuffled_deck(rng), dtype=np.int64) for _ in range(ROUNDS)]
         _, moves = play(decks, at_random(rng), seat)
         kind = KINDS[g % len(KINDS)]
-        twin_decks = swapped(decks, rng, seat if kind == "draws" else None) if kind != "hidden" else decks
-        _, twin_moves = play(twin_decks, twin(moves, seat, kind, rng), seat)
+        twin_decks = (
+            decks if kind in ("hidden", "order") else swapped(decks, rng, seat if kind == "draws" else None)
+        )
+        plan = reordered(decks, moves, rng) if kind == "order" else moves
+        _, twin_moves = play(twin_decks, twin(plan, seat, kind, rng), seat)
         out.append(((decks, moves), (twin_decks, twin_moves), seat))
     return out
 
@@ -197,6 +238,9 @@ def check_recall(games: int, seed: int, openspiel_every: int = 0) -> Counter:
             with_openspiel(other, seat, theirs)
         for x, y in pairs_of(ours, theirs):
             same = x.digest == y.digest
+            if not same and max(x.round, y.round) > RECALL_ROUNDS:  # the cap: the oldest round is gone
+                seen["beyond the cap"] += 1
+                continue
             assert (x.v2 == y.v2) == same, (
                 "version 2 " + ("told apart" if same else "merged") + " two histories"
             )
@@ -212,6 +256,7 @@ def check_recall(games: int, seed: int, openspiel_every: int = 0) -> Counter:
 
 def test_version_2_tells_histories_apart_exactly_when_the_player_observed_a_difference() -> None:
     seen = check_recall(games=60, seed=1)
+    del seen["beyond the cap"]
     assert sum(seen.values()) > 1000, seen
     assert min(seen.values()) > 50, seen  # each kind of pair well represented
 
@@ -229,6 +274,7 @@ def test_openspiels_information_state_tells_the_same_histories_apart() -> None:
 @pytest.mark.slow
 def test_version_2_has_perfect_recall_over_ten_thousand_prefix_pairs() -> None:
     seen = check_recall(games=400, seed=2)
+    del seen["beyond the cap"]
     assert sum(seen.values()) >= 10_000 and min(seen.values()) > 500, seen
 
 

@@ -353,3 +353,20 @@ def test_the_engine_s_old_name_still_imports_with_a_deprecation_warning() -> Non
     for module in (hanamikoji_env, vector):
         with pytest.warns(DeprecationWarning, match="VectorHanamikoji is now BatchEngine"):
             assert module.VectorHanamikoji is BatchEngine
+
+
+def test_returned_observations_belong_to_the_caller() -> None:
+    """The engine hands out a new observation array each call (no copy of its own): one the caller
+    keeps is never written again, and writing into it changes nothing in the engine."""
+    engine = BatchEngine(8, seed=0, observation_version=2)
+    obs, mask, _ = engine.reset()
+    kept = obs.copy()
+    obs[:] = -1.0  # the caller scribbles on its array
+    again, _ = engine.observe(engine.to_play())
+    assert (again == kept).all()
+    rng = np.random.default_rng(0)
+    obs2, mask2, *_ = engine.step(random_actions(mask, rng))
+    assert obs2 is not obs and (obs == -1.0).all()  # the step wrote a new array
+    before = obs2.copy()
+    engine.step(random_actions(mask2, rng))
+    assert (obs2 == before).all()

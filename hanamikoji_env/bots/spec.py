@@ -9,8 +9,9 @@
   config plays it, :mod:`hanamikoji_env.heldout`) |
 | ``heuristic-weights[:bonus=B,sharpness=S]`` | the heuristic with other evaluation weights
   (:class:`~hanamikoji_env.bots.heuristic_reference.HeuristicVariant`; held out) |
-| ``ckpt:PATH`` | a trained policy: a hanamikoji-env ``.pt`` checkpoint (``PolicyBot``) or a
-  Stable-Baselines3 ``MaskablePPO`` ``.zip`` (``SB3Bot``), both loaded without running code |
+| ``ckpt:PATH`` | a trained policy: a hanamikoji-env ``.pt`` checkpoint (``PolicyBot``), a
+  Stable-Baselines3 ``MaskablePPO`` ``.zip`` (``SB3Bot``) or a ``.mlp`` network of OpenSpiel's
+  learners (``MLPBot``), all loaded without running code |
 | ``pretrained`` | the shipped agent (``checkpoints/ppo_selfplay.pt``, installed with the package);
   ``pretrained`` also names it wherever a checkpoint path goes (``psearch:ckpt=pretrained``) |
 | ``sampled:ckpt=PATH`` | a ``.pt`` policy that samples its moves
@@ -77,7 +78,7 @@ def usage() -> str:
         if optional:
             text += f"[{',' if required else ':'}{','.join(optional)}]"
         forms.append(text)
-    return ", ".join([*forms, "ckpt:PATH (.pt, or an SB3 .zip)", f"{PRETRAINED} (the shipped agent)"])
+    return ", ".join([*forms, "ckpt:PATH (.pt, an SB3 .zip or a .mlp)", f"{PRETRAINED} (the shipped agent)"])
 
 
 @dataclass(frozen=True)
@@ -171,11 +172,16 @@ def did_you_mean(word: str, known: list[str]) -> str:
 
 def checkpoint_class(path: str) -> type[Bot]:
     """What plays a checkpoint file: a Stable-Baselines3 ``.zip`` (MaskablePPO) is an
-    ``SB3Bot``, anything else a hanamikoji-env policy (``PolicyBot``)."""
+    ``SB3Bot``, a ``.mlp`` (OpenSpiel's learners) an ``MLPBot``, anything else a hanamikoji-env
+    policy (``PolicyBot``)."""
     if path.endswith(".zip"):
         from hanamikoji_env.bots.sb3 import SB3Bot
 
         return SB3Bot
+    if path.endswith(".mlp"):
+        from hanamikoji_env.bots.mlp import MLPBot
+
+        return MLPBot
     from hanamikoji_env.bots.policy import PolicyBot
 
     return PolicyBot

@@ -1,0 +1,333 @@
+"""The algorithm table: each algorithm trained from nothing for the same wall-clock budget on one
+core, its snapshots scored along the way, the last one against four opponents.
+
+    python benchmarks/algorithms.py --algo ppo-v2 --minutes 30          # one row (runs/algorithms/ppo-v2)
+    python benchmarks/algorithms.py --table runs/algorithms             # the table of every row run
+    hanamikoji-plot runs/algorithms/* --columns heuristic --out curves.png   # their curves, one figure
+
+A row trains in this process with one torch thread, in chunks, until ``--minutes`` of wall time
+are spent (set-up, chunk boundaries and snapshot saves included; scoring excluded).  After each
+chunk it keeps a snapshot player; about ``--points`` of them.  Then every snapshot plays
+``random`` and ``heuristic`` (``--curve-games`` mirrored games each) for ``curve.csv`` (the
+training curves' format: hanamikoji-plot draws it), and the last one plays ``random``,
+``heuristic``, ``search`` and the shipped agent (``pretrained``), ``--games`` mirrored games
+each, for ``result.json`` (win rates with 95% Wilson intervals, budget, decisions, settings,
+command).  The rows and their settings are :data:`ALGOS`; every learner starts from a random
+network and plays itself (its snapshots), so the table compares algorithms, not teachers, except
+where a row says ``warm`` (the imitation warm start from the heuristic, counted in its budget).
+
+The ``os-`` rows are OpenSpiel's learners on ``python_hanamikoji``'s information-state tensor
+(``hanamikoji_env/training/openspiel_learners.py``); their "decisions" are the learner's own
+unit (NFSP: decisions; ESCHER: states touched; Deep CFR: tree nodes walked).  NeuRD has no row:
+it cannot run on this game (that module's ``UNRUNNABLE``).
+
+Usage: ``python benchmarks/algorithms.py --algo NAME --minutes M [--out runs/algorithms]
+[--games 1000] [--seed 0]`` (``train`` extra; ``sb3`` for ``sb3-maskable-ppo``, ``openspiel``
+for the ``os-`` rows).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import shutil
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+OPPONENTS = ("random", "heuristic", "search", "pretrained")
+"""What the last snapshot of every row plays."""
+CURVE_OPPONENTS = ("random", "heuristic")
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A player a row kept: its spec for the tournament, when and after how many decisions."""
+
+    spec: str
+    seconds: float
+    decisions: int
+
+
+Save = Callable[[float, int], Path]
+"""``save(seconds, decisions)``: the path (without suffix) a row writes its next snapshot to."""
+Train = Callable[[Path, float, int, Save], list[Snapshot]]
+"""``train(folder, deadline, seed, save)``: train until ``time.perf_counter() >= deadline``."""
+
+
+@dataclass(frozen=True)
+class Algo:
+    train: Train
+    settings: dict[str, Any]
+    """Everything the row sets, written into its result."""
+
+
+# ---------------------------------------------------------------- our PPO ---
+
+PPO_SETTINGS: dict[str, Any] = {
+    "torch_threads": 1,
+    "num_envs": 256,
+    "rollout_steps": 64,
+    "hidden": 256,
+    "layers": 2,
+    "learning_rate": 0.001,
+    "anneal_lr": False,
+    "update_epochs": 4,
+    "num_minibatches": 16,
+    "ent_coef": 0.01,
+    "shaping": 1.0,
+    "pool_share": 0.2,
+    "bot_shares": {},
+    "snapshot_every": 10,
+    "pool_size": 20,
+    "eval_every": 0,
+    "checkpoint_every": 10**6,
+    "total_decisions": 10**12,
+}
+"""Our PPO from nothing: self-play against itself and a pool of its snapshots, no bots."""
+WARM = {"teacher": "heuristic", "imitation_decisions": 1_500_000}
+"""The warm start of the ``-warm`` rows: the quick config's imitation of the heuristic."""
+
+
+def ppo(version: int, warm: bool) -> Algo:
+    settings = {**PPO_SETTINGS, "observation_version": version, **(WARM if warm else {})}
+
+    def train(folder: Path, deadline: float, seed: int, save: Save) -> list[Snapshot]:
+        from hanamikoji_env.training.config import Config
+        from hanamikoji_env.training.ppo import POLICY
+        from hanamikoji_env.training.ppo import train as train_ppo
+
+        cfg = Config.from_dict({**settings, "seed": seed, "run_name": "run", "runs_dir": str(folder)})
+        start, snapshots, updates, chunk = time.perf_counter(), [], 2, None
+        while time.perf_counter() < deadline:
+            began = time.perf_counter()
+            trainer = train_ppo(
+                cfg, folder / "run", resume=bool(snapshots), progress=False, stop_after=updates
+            )
+            path = save(time.perf_counter() - start, trainer.decisions).with_suffix(".pt")
+            shutil.copyfile(folder / "run" / POLICY, path)
+            snapshots.append(Snapshot(f"ckpt:{path}", time.perf_counter() - start, trainer.decisions))
+            chunk = (time.perf_counter() - began) / updates  # seconds an update, resume included
+            updates = max(1, int(min(deadline - time.perf_counter(), POINT_SECONDS) / chunk))
+        return snapshots
+
+    return Algo(train, settings)
+
+
+# ------------------------------------------------------- sb3-contrib MaskablePPO ---
+
+SB3_SETTINGS: dict[str, Any] = {
+    "n_envs": 4,
+    "n_steps": 512,
+    "batch_size": 256,
+    "n_epochs": 4,
+    "learning_rate": 3e-4,
+    "gamma": 1.0,
+    "gae_lambda": 0.95,
+    "ent_coef": 0.01,
+    "net_arch": [128, 128],
+    "opponents": {"self": 0.8, "random": 0.2},
+}
+"""training/train_sb3.py's model on SingleAgentEnv; ``self`` is the newest snapshot (random before
+the first)."""
+
+
+def sb3_train(folder: Path, deadline: float, seed: int, save: Save) -> list[Snapshot]:
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from hanamikoji_env.bots.sb3 import SB3Bot
+    from hanamikoji_env.training.train_sb3 import OpponentMix
+    from hanamikoji_env.wrappers import SingleAgentEnv
+
+    torch.set_num_threads(1)
+    s = SB3_SETTINGS
+    mixes = [OpponentMix(s["opponents"], seed=seed + i) for i in range(s["n_envs"])]
+    venv = DummyVecEnv([lambda m=m: SingleAgentEnv(opponent=m) for m in mixes])
+    venv.seed(seed)
+    model = MaskablePPO(
+        "MlpPolicy", venv, n_steps=s["n_steps"], batch_size=s["batch_size"], n_epochs=s["n_epochs"],
+        learning_rate=s["learning_rate"], gamma=s["gamma"], gae_lambda=s["gae_lambda"], ent_coef=s["ent_coef"],
+        policy_kwargs={"net_arch": list(s["net_arch"])}, seed=seed, verbose=0,
+    )  # fmt: skip
+    start, snapshots, steps = time.perf_counter(), [], s["n_envs"] * s["n_steps"]
+    while time.perf_counter() < deadline:
+        began = time.perf_counter()
+        model.learn(steps, reset_num_timesteps=not snapshots)
+        path = save(time.perf_counter() - start, model.num_timesteps).with_suffix(".zip")
+        model.save(path)
+        bot = SB3Bot(path)
+        for mix in mixes:
+            mix.snapshot = bot
+        snapshots.append(Snapshot(f"ckpt:{path}", time.perf_counter() - start, model.num_timesteps))
+        rollout = s["n_envs"] * s["n_steps"]
+        rate = steps / (time.perf_counter() - began)
+        steps = max(
+            rollout, int(min(deadline - time.perf_counter(), POINT_SECONDS) * rate) // rollout * rollout
+        )
+    return snapshots
+
+
+# ---------------------------------------------------- OpenSpiel's learners ---
+
+
+def openspiel(name: str) -> Algo:
+    """OpenSpiel's ``name`` (``hanamikoji_env.training.openspiel_learners``) on the information-state
+    tensor; its "decisions" are the learner's own unit (see that module's ``progress``)."""
+    from hanamikoji_env.training import openspiel_learners as learners
+
+    def train(folder: Path, deadline: float, seed: int, save: Save) -> list[Snapshot]:
+        run = learners.learner(name, seed)
+        start, snapshots = time.perf_counter(), []
+        while time.perf_counter() < deadline:
+            run.train_until(min(deadline, time.perf_counter() + POINT_SECONDS))
+            done = next(iter(run.progress().values()))
+            path = save(time.perf_counter() - start, done).with_suffix(".mlp")
+            run.save(path)
+            snapshots.append(Snapshot(f"ckpt:{path}", time.perf_counter() - start, done))
+        (folder / "progress.json").write_text(json.dumps(run.progress()))
+        return snapshots
+
+    settings = getattr(learners.LEARNERS.get(name), "settings", {})
+    return Algo(train, settings)
+
+
+ALGOS: dict[str, Algo] = {
+    "ppo-v1": ppo(1, warm=False),
+    "ppo-v2": ppo(2, warm=False),
+    "ppo-v1-warm": ppo(1, warm=True),
+    "ppo-v2-warm": ppo(2, warm=True),
+    "sb3-maskable-ppo": Algo(sb3_train, SB3_SETTINGS),
+    "os-nfsp": openspiel("nfsp"),
+    "os-escher": openspiel("escher"),
+    "os-deep-cfr": openspiel("deep-cfr"),
+}
+"""Every row: its trainer and settings (one line each here)."""
+
+POINT_SECONDS = 60.0
+"""Set by ``--minutes / --points``: the wall time between two snapshots."""
+
+
+# ------------------------------------------------------------------ a row ---
+
+
+def score(spec: str, opponents: tuple[str, ...], games: int, seed: int) -> dict[str, dict[str, Any]]:
+    """``spec``'s win rate (draws half) and its 95% interval against each opponent, mirrored deals."""
+    from hanamikoji_env.bots.spec import parse_player
+    from hanamikoji_env.tournament import run_tournament
+
+    players = [parse_player(spec), *(parse_player(o) for o in opponents)]
+    results = run_tournament(players, games, seed=seed, workers=1, progress=False, first_only=True)
+    return {
+        row["b"]: {"win_rate": row["win_rate"], "ci95": row["ci95"], "games": row["games"]}
+        for row in results["pairs"]
+        if row["a"] == results["players"][0]
+    }
+
+
+def run_row(
+    name: str, minutes: float, out: Path, games: int, curve_games: int, points: int, seed: int
+) -> dict:
+    """Train row ``name`` for ``minutes``, score its snapshots and its last player; returns the
+    result (also written to ``out/name/result.json``)."""
+    global POINT_SECONDS
+    algo = ALGOS[name]
+    folder = out / name
+    if folder.exists():
+        raise ValueError(f"{folder} already holds a row: remove it or give another --out")
+    (folder / "snapshots").mkdir(parents=True)
+    POINT_SECONDS = minutes * 60 / points
+
+    def save(seconds: float, decisions: int) -> Path:
+        return folder / "snapshots" / f"{int(seconds):06d}s_{decisions}"
+
+    began = time.perf_counter()
+    snapshots = algo.train(folder, began + minutes * 60, seed, save)
+    trained = time.perf_counter() - began
+    if not snapshots:
+        raise RuntimeError(f"{name} kept no snapshot in {minutes} minutes")
+    with (folder / "curve.csv").open("w", newline="") as f:  # hanamikoji-plot's columns
+        writer = csv.writer(f)
+        writer.writerow(["seconds", "update", "decisions", "phase", *(f"vs_{o}" for o in CURVE_OPPONENTS)])
+        for k, snap in enumerate(snapshots):
+            rates = score(snap.spec, CURVE_OPPONENTS, curve_games, seed)
+            writer.writerow([f"{snap.seconds:.1f}", k + 1, snap.decisions, name,
+                             *(f"{rates[o]['win_rate']:.3f}" for o in CURVE_OPPONENTS)])  # fmt: skip
+            f.flush()
+    last = snapshots[-1]
+    progress = folder / "progress.json"
+    result = {
+        "algo": name,
+        "progress": json.loads(progress.read_text()) if progress.is_file() else None,
+        "minutes": minutes,
+        "trained_seconds": round(trained, 1),
+        "decisions": last.decisions,
+        "snapshots": len(snapshots),
+        "player": last.spec,
+        "games": games,
+        "seed": seed,
+        "settings": algo.settings,
+        "command": " ".join(["python benchmarks/algorithms.py", *sys.argv[1:]]),
+        "scores": score(last.spec, OPPONENTS, games, seed),
+    }
+    (folder / "result.json").write_text(json.dumps(result, indent=2))
+    return result
+
+
+def table(out: Path) -> str:
+    """The markdown table of every ``result.json`` under ``out``."""
+    head = "| algorithm | budget | decisions | " + " | ".join(f"vs {o}" for o in OPPONENTS) + " |"
+    rows = [head, "|---" * (3 + len(OPPONENTS)) + "|"]
+    for path in sorted(out.glob("*/result.json")):
+        r = json.loads(path.read_text())
+        cells = [
+            f"{s['win_rate']:.3f} [{s['ci95'][0]:.3f}, {s['ci95'][1]:.3f}]"
+            for s in (r["scores"][o] for o in OPPONENTS)
+        ]
+        rows.append(
+            f"| {r['algo']} | {r['minutes']:g} min | {r['decisions']:,} | " + " | ".join(cells) + " |"
+        )
+    return "\n".join(rows)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--algo", choices=sorted(ALGOS), help="the row to run")
+    parser.add_argument("--minutes", type=float, default=30.0, help="wall-clock training budget (default 30)")
+    parser.add_argument("--out", type=Path, default=Path("runs/algorithms"), help="where rows go")
+    parser.add_argument("--games", type=int, default=1000, help="mirrored games against each opponent")
+    parser.add_argument("--curve-games", type=int, default=200, help="games per curve point and opponent")
+    parser.add_argument("--points", type=int, default=8, help="snapshots over the budget (about)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--table", type=Path, metavar="OUT", help="print the table of the rows in OUT")
+    args = parser.parse_args(argv)
+    if args.table is not None:
+        print(table(args.table))
+        return
+    if args.algo is None:
+        parser.error("give --algo NAME (one of " + ", ".join(sorted(ALGOS)) + ") or --table OUT")
+    if not args.minutes > 0 or not args.points >= 1:
+        parser.error(
+            f"--minutes must be positive and --points at least 1, got {args.minutes} and {args.points}"
+        )
+    for option, value in (("--games", args.games), ("--curve-games", args.curve_games)):
+        if value < 2 or value % 2:
+            parser.error(f"{option} must be an even number of at least 2 (mirrored deals), got {value}")
+    try:
+        result = run_row(
+            args.algo, args.minutes, args.out, args.games, args.curve_games, args.points, args.seed
+        )
+    except (ValueError, ImportError) as e:
+        parser.error(str(e))
+    scores = result["scores"]
+    print(f"{args.algo}: {result['decisions']:,} decisions in {args.minutes:g} minutes; "
+          + ", ".join(f"vs {o} {scores[o]['win_rate']:.3f}" for o in OPPONENTS))  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+"""MLPBot: a policy network learned elsewhere (OpenSpiel's learners) as a ``ckpt:PATH.mlp`` player.
+
+A ``.mlp`` file holds one ReLU MLP for each seat, from an observation version's vector (for
+OpenSpiel's learners version 2, the information-state tensor of ``python_hanamikoji``) to the 23
+action logits, as plain tensors: ``torch.save({"format": "hanamikoji-mlp", "algo", "observation_version",
+"seats": [[(W, b), ...], [(W, b), ...]]})``, read with ``torch.load(weights_only=True)`` after the
+checkpoints' pickle gate, its size and shapes checked before anything runs.  The bot plays its
+seat's network greedily (the likeliest legal action); the seat is read from the observation
+(seat 0 starts the odd rounds).  :func:`save_mlp` writes one from ``torch.nn`` modules.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from hanamikoji_env.actions import NUM_ACTIONS
+from hanamikoji_env.bots.base import Bot
+from hanamikoji_env.files import replace_atomically
+from hanamikoji_env.nn import check_torch_stream
+from hanamikoji_env.observation import OFFSETS, VERSIONS
+
+FORMAT = "hanamikoji-mlp"
+SUFFIX = ".mlp"
+MAX_MLP_BYTES = 64 * 2**20
+"""A ``.mlp`` file larger than this is refused unread (ours are a few MB)."""
+MAX_MLP_LAYERS = 8
+MAX_MLP_WIDTH = 4096
+
+
+def save_mlp(path: str | Path, nets: list[nn.Module], algo: str, observation_version: int = 2) -> None:
+    """Write one MLP a seat (its ``nn.Linear`` layers in order, ReLU between them) to ``path``."""
+    seats = [
+        [
+            (m.weight.detach().cpu().clone(), m.bias.detach().cpu().clone())
+            for m in net.modules()
+            if isinstance(m, nn.Linear)
+        ]
+        for net in nets
+    ]
+    payload = {"format": FORMAT, "algo": algo, "observation_version": observation_version, "seats": seats}
+    replace_atomically(Path(path), lambda tmp: torch.save(payload, tmp))
+
+
+def load_mlp(path: str | Path) -> dict[str, Any]:
+    """A ``.mlp`` file, checked; ``ValueError`` in one line for anything but two seats' MLPs from
+    the version's observation to the 23 actions."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"{path} does not exist or is not a file")
+    if path.stat().st_size > MAX_MLP_BYTES:
+        raise ValueError(f"{path} is larger than {MAX_MLP_BYTES // 2**20} MiB: refused unread")
+    data = path.read_bytes()
+    check_torch_stream(io.BytesIO(data), str(path))
+    try:
+        payload = torch.load(io.BytesIO(data), weights_only=True)
+    except Exception as e:
+        raise ValueError(f"{path} is not a {FORMAT} file ({type(e).__name__})") from None
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+        raise ValueError(f"{path} is not a {FORMAT} file")
+    version = payload.get("observation_version")
+    if isinstance(version, bool) or version not in VERSIONS:
+        raise ValueError(f"{path} reads observation version {version!r}; known are {sorted(VERSIONS)}")
+    seats = payload.get("seats")
+    if not isinstance(seats, list) or len(seats) != 2:
+        raise ValueError(f"{path} must hold one network for each of the 2 seats")
+    for seat in seats:
+        if not isinstance(seat, list) or not 1 <= len(seat) <= MAX_MLP_LAYERS:
+            raise ValueError(f"{path}: a network must have 1..{MAX_MLP_LAYERS} layers")
+        width = VERSIONS[version].size
+        for k, layer in enumerate(seat):
+            w, b = layer if isinstance(layer, (list, tuple)) and len(layer) == 2 else (None, None)
+            last = k == len(seat) - 1
+            if not (
+                isinstance(w, torch.Tensor) and isinstance(b, torch.Tensor) and w.dtype == b.dtype == torch.float32
+                and w.ndim == 2 and w.shape[1] == width and b.shape == (w.shape[0],)
+                and 1 <= w.shape[0] <= MAX_MLP_WIDTH and (w.shape[0] == NUM_ACTIONS or not last)
+            ):  # fmt: skip
+                raise ValueError(
+                    f"{path}: layer {k} does not chain from {width} inputs to {NUM_ACTIONS} actions"
+                )
+            width = w.shape[0]
+    return payload
+
+
+def seat_of(vector: np.ndarray) -> int:
+    """The seat of the player whose observation ``vector`` is: seat 0 starts the odd rounds."""
+    started = vector[OFFSETS["i_started"].start] > 0.5
+    odd = int(vector[OFFSETS["round"].start] + 0.5) % 2 == 1
+    return 0 if started == odd else 1
+
+
+class MLPBot(Bot):
+    """``MLPBot(path, seed=0, device="cpu")``: a ``.mlp`` file's network for its seat, greedy."""
+
+    name = "mlp"
+
+    def __init__(self, path: str | Path, seed: int | None = 0, device: str = "cpu") -> None:
+        super().__init__(seed)
+        payload = load_mlp(path)
+        self.path = Path(path)
+        self.algo = str(payload.get("algo", "?"))
+        self.observation_version = int(payload["observation_version"])
+        self.seats = payload["seats"]
+
+    @torch.no_grad()
+    def _act(self, vector: np.ndarray, mask: np.ndarray) -> int:
+        h = torch.as_tensor(vector, dtype=torch.float32)
+        layers = self.seats[seat_of(vector)]
+        for k, (w, b) in enumerate(layers):
+            h = h @ w.T + b
+            if k < len(layers) - 1:
+                h = torch.relu(h)
+        logits = h.numpy().astype(np.float64)
+        logits[mask == 0] = -np.inf
+        return int(np.argmax(logits))
+
+    def __repr__(self) -> str:
+        return f"MLPBot({str(self.path)!r})"

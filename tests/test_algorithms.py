@@ -1,0 +1,80 @@
+"""benchmarks/algorithms.py: every row of the algorithm table runs end to end (for seconds, so none
+rots), and bad input is one line."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "algorithms.py"
+ALGOS = [
+    "ppo-v1",
+    "ppo-v2",
+    "ppo-v1-warm",
+    "ppo-v2-warm",
+    "sb3-maskable-ppo",
+    "os-nfsp",
+    "os-escher",
+    "os-deep-cfr",
+]
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, cwd=cwd, timeout=600
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("algo", ALGOS)
+def test_every_row_trains_keeps_snapshots_and_scores_them(algo: str, tmp_path) -> None:
+    out = run("--algo", algo, "--minutes", "0.1", "--out", "rows", "--games", "2", "--curve-games", "2",
+              "--points", "2", cwd=tmp_path)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    folder = tmp_path / "rows" / algo
+    result = json.loads((folder / "result.json").read_text())
+    assert result["algo"] == algo and result["decisions"] > 0 and result["snapshots"] >= 1
+    assert set(result["scores"]) == {"random", "heuristic", "search", "pretrained"}
+    assert all(s["games"] == 2 for s in result["scores"].values())
+    assert result["trained_seconds"] >= 6  # the budget was spent, not skipped
+    with (folder / "curve.csv").open() as f:
+        curve = list(csv.DictReader(f))
+    assert len(curve) == result["snapshots"] and int(curve[-1]["decisions"]) == result["decisions"]
+    assert [float(r["seconds"]) for r in curve] == sorted(float(r["seconds"]) for r in curve)
+    table = run("--table", "rows", cwd=tmp_path).stdout
+    assert f"| {algo} | 0.1 min | {result['decisions']:,} |" in table
+
+
+def test_the_rows_are_the_documented_ones() -> None:
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        import algorithms
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+    assert sorted(algorithms.ALGOS) == sorted(ALGOS)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--algo", "ppo-v1", "--minutes", "0"], "--minutes must be positive"),
+        (["--algo", "ppo-v1", "--games", "3"], "--games must be an even number"),
+        (["--algo", "nope"], "invalid choice: 'nope'"),
+        ([], "give --algo NAME"),
+    ],
+)
+def test_bad_input_is_one_line(args: list[str], message: str, tmp_path) -> None:
+    out = run(*args, cwd=tmp_path)
+    assert out.returncode == 2 and message in out.stderr
+    assert not (tmp_path / "runs").exists()
+
+
+def test_a_row_already_run_is_not_overwritten(tmp_path) -> None:
+    (tmp_path / "rows" / "ppo-v1").mkdir(parents=True)
+    out = run("--algo", "ppo-v1", "--minutes", "0.01", "--out", "rows", cwd=tmp_path)
+    assert out.returncode == 2 and "already holds a row" in out.stderr

@@ -1,0 +1,113 @@
+"""OpenSpiel's learners on the information-state tensor, and their networks as tournament players."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+import torch
+from helpers import extra
+
+from hanamikoji_env import raw_env
+from hanamikoji_env.bots.heuristic import HeuristicBot
+from hanamikoji_env.bots.mlp import MLPBot, load_mlp, save_mlp, seat_of
+from hanamikoji_env.bots.spec import parse_player
+from hanamikoji_env.games import play_game
+from hanamikoji_env.vector import random_actions
+
+
+def test_the_seat_is_read_from_any_observation() -> None:
+    rng = np.random.default_rng(0)
+    for version in (1, 2):
+        e = raw_env(observation_version=version)
+        for game in range(5):
+            e.reset(seed=game)
+            for agent in e.agent_iter():
+                obs, _, term, trunc, _ = e.last()
+                assert seat_of(obs["observation"]) == int(agent[-1])
+                e.step(None if term or trunc else int(random_actions(obs["action_mask"][None], rng)[0]))
+
+
+def test_nfsp_learns_a_network_that_plays_as_openspiel_computes_it(tmp_path) -> None:
+    """The saved network is each seat's average policy: MLPBot's logits are OpenSpiel's on the same
+    information-state tensor, which is the env's observation version 2."""
+    extra("pyspiel", reason="the openspiel extra is not installed")
+    import time
+
+    from hanamikoji_env.training.openspiel_learners import learner
+
+    run = learner("nfsp", seed=0)
+    run.train_until(time.perf_counter() + 3)
+    assert run.progress()["decisions"] > 100
+    run.save(tmp_path / "policy.mlp")
+    bot = parse_player(f"ckpt:{tmp_path / 'policy.mlp'}").make(0)
+    assert isinstance(bot, MLPBot) and bot.algo == "nfsp" and bot.observation_version == 2
+    e = raw_env(observation_version=2)
+    e.reset(seed=4)
+    rng = np.random.default_rng(1)
+    for _ in range(40):
+        agent = e.agent_selection
+        obs = e.observe(agent)
+        seat = int(agent[-1])
+        with torch.no_grad():
+            theirs = run.agents[seat]._avg_network(torch.as_tensor(obs["observation"])[None])[0].numpy()
+        theirs[obs["action_mask"] == 0] = -np.inf
+        assert bot.act(obs) == int(np.argmax(theirs))
+        e.step(int(random_actions(obs["action_mask"][None], rng)[0]))
+    assert play_game((bot, HeuristicBot()), deal_seed=2, round_limit=None)[0] in (-1.0, 0.0, 1.0)
+
+
+def test_learners_that_cannot_run_say_why() -> None:
+    from hanamikoji_env.training.openspiel_learners import learner
+
+    with pytest.raises(
+        ValueError, match=r"neurd cannot learn python_hanamikoji: .*walks the whole game tree"
+    ):
+        learner("neurd")
+    with pytest.raises(ValueError, match="unknown learner 'cfr'"):
+        learner("cfr")
+
+
+def two_seats(sizes: list[int]) -> list[torch.nn.Module]:
+    torch.manual_seed(0)
+    layers = [torch.nn.Linear(a, b) for a, b in itertools.pairwise(sizes)]
+    return [torch.nn.Sequential(*layers), torch.nn.Sequential(*layers)]
+
+
+def test_a_bad_mlp_file_is_refused_in_one_line(tmp_path) -> None:
+    good = tmp_path / "good.mlp"
+    save_mlp(good, two_seats([669, 32, 23]), "test")
+    assert load_mlp(good)["algo"] == "test"
+    cases = {
+        "narrow.mlp": (two_seats([109, 32, 23]), 2, "layer 0 does not chain from 669 inputs"),
+        "actions.mlp": (two_seats([669, 32, 20]), 2, "to 23 actions"),
+        "version.mlp": (two_seats([669, 23]), 7, "reads observation version 7"),
+    }
+    for name, (nets, version, message) in cases.items():
+        save_mlp(tmp_path / name, nets, "test", observation_version=version)
+        with pytest.raises(ValueError, match=message):
+            load_mlp(tmp_path / name)
+    torch.save({"format": "something else"}, tmp_path / "other.mlp")
+    with pytest.raises(ValueError, match="is not a hanamikoji-mlp file"):
+        load_mlp(tmp_path / "other.mlp")
+    (tmp_path / "junk.mlp").write_bytes(b"\x00" * 100)
+    with pytest.raises(ValueError, match="is not a hanamikoji-mlp file"):
+        load_mlp(tmp_path / "junk.mlp")
+    with pytest.raises(ValueError, match="does not exist"):
+        parse_player(f"ckpt:{tmp_path / 'missing.mlp'}")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--algo", "nfsp", "--minutes", "0", "--out", "x"], "--minutes must be positive"),
+        (["--algo", "neurd", "--minutes", "1", "--out", "x"], "neurd cannot learn python_hanamikoji"),
+    ],
+)
+def test_the_command_refuses_bad_input_in_one_line(args: list[str], message: str, capsys) -> None:
+    from hanamikoji_env.training.openspiel_learners import main
+
+    with pytest.raises(SystemExit) as e:
+        main(args)
+    assert e.value.code == 2 and message in capsys.readouterr().err

@@ -1,0 +1,278 @@
+"""OpenSpiel's neural learners on ``python_hanamikoji``'s information-state tensor (``openspiel`` extra).
+
+    python -m hanamikoji_env.training.openspiel_learners --algo nfsp --minutes 30 --out runs/os-nfsp
+    hanamikoji-eval --players ckpt:runs/os-nfsp/policy.mlp heuristic search
+
+The tensor is observation version 2 (perfect recall, :mod:`hanamikoji_env.observation`), so a
+policy learned on it plays in our envs and tournament as it is: each learner saves its policy
+network as ``policy.mlp``, a ``ckpt:`` player (:mod:`hanamikoji_env.bots.mlp`, greedy).
+
+- ``nfsp``: OpenSpiel's PyTorch NFSP, one agent a seat on ``rl_environment`` (both learn in
+  self-play); the policy is each agent's average-policy network.
+- ``deep-cfr``: OpenSpiel's PyTorch Deep CFR.  Its traversals are external sampling: every action
+  of the traverser is walked, so one traversal of a whole game is exponential in its length; the
+  learner stops at the deadline and reports how far its first traversal got.
+- ``escher``: OpenSpiel's PyTorch ESCHER (sampled trajectories, no importance weights on the
+  traverser's regrets thanks to a history value network over both players' tensors).
+- ``neurd``: not runnable here, with the reason (:data:`UNRUNNABLE`).
+
+Every learner stops at ``--minutes`` of wall time and writes ``progress.json`` (its units done).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from hanamikoji_env.bots.mlp import save_mlp
+
+UNRUNNABLE = {
+    "neurd": "OpenSpiel's NeuRD (CounterfactualNeurdSolver) first builds a table of every sequence "
+    "of the game (rcfr.RootStateWrapper walks the whole game tree), which does not end here",
+}
+"""The learners asked for that cannot run on this game, and why (measured: docs/benchmark.md)."""
+
+
+# --------------------------------------------------------------- training ---
+
+
+def load_game(round_limit: int | None = None) -> Any:
+    import pyspiel
+
+    from hanamikoji_env.openspiel import DEFAULT_ROUND_LIMIT
+
+    return pyspiel.load_game("python_hanamikoji", {"round_limit": round_limit or DEFAULT_ROUND_LIMIT})
+
+
+NFSP_SETTINGS: dict[str, Any] = {
+    "hidden_layers_sizes": [256, 256],
+    "reservoir_buffer_capacity": 200_000,
+    "anticipatory_param": 0.1,
+    "batch_size": 128,
+    "rl_learning_rate": 0.01,
+    "sl_learning_rate": 0.01,
+    "min_buffer_size_to_learn": 1000,
+    "learn_every": 64,
+    "replay_buffer_capacity": 200_000,
+    "epsilon_decay_duration": 2_000_000,
+    "optimizer_str": "sgd",
+}
+"""OpenSpiel's NFSP example's settings for Leduc poker, the layers widened for this game."""
+
+
+class NFSPLearner:
+    """Both seats' NFSP agents on ``rl_environment``, trained in chunks (:meth:`train_until`)."""
+
+    settings = NFSP_SETTINGS
+
+    def __init__(self, seed: int = 0, round_limit: int | None = None) -> None:
+        from open_spiel.python import rl_environment
+        from open_spiel.python.pytorch import nfsp
+
+        self.env = rl_environment.Environment(load_game(round_limit), seed=seed)
+        size = self.env.observation_spec()["info_state"][0]
+        actions = self.env.action_spec()["num_actions"]
+        self.agents = [nfsp.NFSP(p, size, actions, seed=seed + p, **NFSP_SETTINGS) for p in (0, 1)]
+        self.decisions = self.episodes = 0
+
+    def train_until(self, deadline: float) -> None:
+        """Whole self-play games until ``time.perf_counter() >= deadline``."""
+        while time.perf_counter() < deadline:
+            step = self.env.reset()
+            while not step.last():
+                player = step.observations["current_player"]
+                out = self.agents[player].step(step)
+                step = self.env.step([out.action])
+                self.decisions += 1
+            for agent in self.agents:
+                agent.step(step)
+            self.episodes += 1
+
+    def save(self, path: Path) -> None:
+        save_mlp(path, [agent._avg_network for agent in self.agents], "nfsp")
+
+    def progress(self) -> dict[str, int]:
+        return {"decisions": self.decisions, "games": self.episodes}
+
+
+DEEP_CFR_SETTINGS: dict[str, Any] = {
+    "policy_network_layers": [256, 256],
+    "advantage_network_layers": [128, 128],
+    "num_iterations": 100,
+    "num_traversals": 40,
+    "learning_rate": 1e-3,
+    "batch_size_advantage": 256,
+    "batch_size_strategy": 256,
+    "memory_capacity": 1_000_000,
+}
+
+
+class DeadlineError(Exception):
+    """Raised inside a traversal when the time is up."""
+
+
+class DeepCFRLearner:
+    """OpenSpiel's Deep CFR with a deadline: iterations of traversals, each traversal cut off
+    (and counted unfinished) when the time is up."""
+
+    settings = DEEP_CFR_SETTINGS
+
+    def __init__(self, seed: int = 0, round_limit: int | None = None) -> None:
+        from open_spiel.python.pytorch import deep_cfr
+
+        learner = self
+
+        class Solver(deep_cfr.DeepCFRSolver):
+            def _traverse_game_tree(self, state, player):  # type: ignore[no-untyped-def]
+                learner.nodes += 1
+                if learner.nodes % 256 == 0 and time.perf_counter() >= learner.deadline:
+                    raise DeadlineError
+                return super()._traverse_game_tree(state, player)
+
+        self.solver = Solver(load_game(round_limit), seed=seed, **DEEP_CFR_SETTINGS)
+        self.nodes = self.traversals = self.iterations = 0
+        self.deadline = 0.0
+
+    def train_until(self, deadline: float) -> None:
+        self.deadline = deadline
+        s = self.solver
+        try:
+            while time.perf_counter() < deadline:
+                for p in (0, 1):
+                    for _ in range(DEEP_CFR_SETTINGS["num_traversals"]):
+                        s._traverse_game_tree(s._root_node, p)
+                        self.traversals += 1
+                    s._reinitialize_advantage_network(p)
+                    s._learn_advantage_network(p)
+                self.iterations += 1
+                s._iteration += 1
+        except DeadlineError:
+            pass
+
+    def save(self, path: Path) -> None:
+        if self.solver._strategy_memories is not None and len(self.solver._strategy_memories):
+            self.solver._learn_strategy_network()
+        save_mlp(path, [self.solver._policy_network] * 2, "deep-cfr")
+
+    def progress(self) -> dict[str, int]:
+        return {"nodes": self.nodes, "traversals": self.traversals, "iterations": self.iterations}
+
+
+ESCHER_SETTINGS: dict[str, Any] = {
+    "value_traversals": 64,
+    "regret_traversals": 128,
+    "value_net": [256],
+    "regret_net": [256],
+    "avg_policy_net": [256, 256],
+    "value_batch_steps": 256,
+    "regret_batch_steps": 256,
+    "avg_policy_batch_steps": 1000,
+}
+"""Over OpenSpiel's ESCHER defaults (made for Kuhn poker): wider networks, fewer traversals an
+iteration so that several iterations fit the budget."""
+
+
+class ESCHERLearner:
+    """OpenSpiel's ESCHER (sampled trajectories, a history value network): iterations until the
+    deadline, then the average policy trained on what they gathered."""
+
+    settings = ESCHER_SETTINGS
+
+    def __init__(self, seed: int = 0, round_limit: int | None = None) -> None:
+        from open_spiel.python.pytorch import escher
+
+        np.random.seed(seed)  # ESCHER samples from numpy's global generator
+        torch.manual_seed(seed)
+        self.escher = escher
+        self.game = load_game(round_limit)
+        cfg = escher.Config()
+        for key, value in ESCHER_SETTINGS.items():
+            setattr(cfg, key, value)
+        self.agent = escher.Agent(self.game, cfg)
+        self.train_cfg = escher.TrainConfig(self.game)
+        self.iterations = 0
+
+    def train_until(self, deadline: float) -> None:
+        """Iterations while the last one's duration still fits before ``deadline`` (an iteration
+        cannot be cut short)."""
+        took = 0.0
+        while time.perf_counter() + took < deadline:
+            began = time.perf_counter()
+            self.escher._train_regret(self.train_cfg, self.agent)
+            self.agent.t += 1
+            self.iterations += 1
+            took = time.perf_counter() - began
+
+    def save(self, path: Path) -> None:
+        if len(self.agent.avg_policy_buffer) >= self.agent.cfg.avg_policy_batch_size:
+            self.escher._train_avg_policy(self.agent)
+        save_mlp(path, [self.agent.avg_policy_net] * 2, "escher")
+
+    def progress(self) -> dict[str, int]:
+        return {"iterations": self.iterations, "states": int(self.agent.num_touched)}
+
+
+LEARNERS: dict[str, Callable[..., Any]] = {
+    "nfsp": NFSPLearner,
+    "deep-cfr": DeepCFRLearner,
+    "escher": ESCHERLearner,
+}
+"""The learners that run: name -> class (``train_until``, ``save``, ``progress``)."""
+ALGOS = (*LEARNERS, *UNRUNNABLE)
+
+
+def learner(name: str, seed: int = 0, round_limit: int | None = None) -> Any:
+    """The learner ``name``; ``ValueError`` naming the reason for one that cannot run here, or
+    what to install."""
+    if name in UNRUNNABLE:
+        raise ValueError(f"{name} cannot learn python_hanamikoji: {UNRUNNABLE[name]}")
+    if name not in LEARNERS:
+        raise ValueError(f"unknown learner {name!r}; known: {', '.join(ALGOS)}")
+    try:
+        import pyspiel  # noqa: F401
+    except ImportError:
+        raise ValueError(
+            "the OpenSpiel learners need OpenSpiel: pip install 'hanamikoji-env[openspiel]'"
+        ) from None
+    torch.set_num_threads(1)
+    return LEARNERS[name](seed=seed, round_limit=round_limit)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m hanamikoji_env.training.openspiel_learners", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("--algo", required=True, choices=ALGOS)
+    parser.add_argument("--minutes", type=float, required=True, help="wall-clock budget")
+    parser.add_argument(
+        "--out", type=Path, required=True, help="a new folder for policy.mlp and progress.json"
+    )
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--round-limit", type=int, default=None, help="the game's (default 12)")
+    args = parser.parse_args(argv)
+    if not args.minutes > 0:
+        parser.error(f"--minutes must be positive, got {args.minutes}")
+    if (args.out / "policy.mlp").exists():
+        parser.error(f"{args.out} already holds a policy.mlp: give a new --out")
+    try:
+        run = learner(args.algo, args.seed, args.round_limit)
+    except ValueError as e:
+        parser.error(str(e))
+    args.out.mkdir(parents=True, exist_ok=True)
+    began = time.perf_counter()
+    run.train_until(began + args.minutes * 60)
+    run.save(args.out / "policy.mlp")
+    progress = {"algo": args.algo, "seconds": round(time.perf_counter() - began, 1), **run.progress()}
+    (args.out / "progress.json").write_text(json.dumps(progress, indent=2))
+    print(json.dumps(progress))
+
+
+if __name__ == "__main__":
+    main()
