@@ -22,8 +22,8 @@ unit (NFSP: decisions; ESCHER: states touched; Deep CFR: tree nodes walked).  Ne
 it cannot run on this game (that module's ``UNRUNNABLE``).
 
 Usage: ``python benchmarks/algorithms.py --algo NAME --minutes M [--out runs/algorithms]
-[--games 1000] [--seed 0]`` (``train`` extra; ``sb3`` for ``sb3-maskable-ppo``, ``openspiel``
-for the ``os-`` rows).
+[--games 1000] [--seed 0]`` (``train`` extra; ``sb3`` for ``sb3-maskable-ppo``, ``ray`` for
+``rllib-ppo``, ``openspiel`` for the ``os-`` rows).
 """
 
 from __future__ import annotations
@@ -64,6 +64,8 @@ class Algo:
     train: Train
     settings: dict[str, Any]
     """Everything the row sets, written into its result."""
+    extra: str = "train"
+    """The package extra the row needs."""
 
 
 # ---------------------------------------------------------------- our PPO ---
@@ -173,6 +175,42 @@ def sb3_train(folder: Path, deadline: float, seed: int, save: Save) -> list[Snap
     return snapshots
 
 
+# ------------------------------------------------------------- RLlib's PPO ---
+
+RLLIB_SETTINGS: dict[str, Any] = {"hidden": 128, "layers": 2, "batch": 2000}
+"""training/train_rllib.py's PPO (new API stack, action masking, both seats one policy, lr 3e-4,
+4 epochs, minibatches of 256), one local CPU; each snapshot exported exactly to our format."""
+
+
+def rllib_train(folder: Path, deadline: float, seed: int, save: Save) -> list[Snapshot]:
+    import ray
+    import torch
+
+    from hanamikoji_env.nn import save_checkpoint
+    from hanamikoji_env.rllib import POLICY_ID
+    from hanamikoji_env.training.train_rllib import build_config, export_policy
+
+    torch.set_num_threads(1)
+    s = RLLIB_SETTINGS
+    ray.init(num_cpus=1, include_dashboard=False, ignore_reinit_error=True, log_to_driver=False)
+    try:
+        algo = build_config(s["hidden"], s["layers"], None, seed, s["batch"]).build_algo()
+        start, snapshots, steps = time.perf_counter(), [], 0
+        while not snapshots or time.perf_counter() < deadline:  # Ray's start may eat a short budget
+            mark = min(deadline, time.perf_counter() + POINT_SECONDS)
+            steps = int(algo.train().get("num_env_steps_sampled_lifetime", steps))
+            while time.perf_counter() < mark:
+                steps = int(algo.train().get("num_env_steps_sampled_lifetime", steps))
+            path = save(time.perf_counter() - start, steps).with_suffix(".pt")
+            net = export_policy(algo.get_module(POLICY_ID), s["hidden"], s["layers"])
+            save_checkpoint(path, net, source="rllib")
+            snapshots.append(Snapshot(f"ckpt:{path}", time.perf_counter() - start, steps))
+        algo.stop()
+    finally:
+        ray.shutdown()
+    return snapshots
+
+
 # ---------------------------------------------------- OpenSpiel's learners ---
 
 
@@ -194,7 +232,7 @@ def openspiel(name: str) -> Algo:
         return snapshots
 
     settings = getattr(learners.LEARNERS.get(name), "settings", {})
-    return Algo(train, settings)
+    return Algo(train, settings, "openspiel")
 
 
 ALGOS: dict[str, Algo] = {
@@ -202,7 +240,8 @@ ALGOS: dict[str, Algo] = {
     "ppo-v2": ppo(2, warm=False),
     "ppo-v1-warm": ppo(1, warm=True),
     "ppo-v2-warm": ppo(2, warm=True),
-    "sb3-maskable-ppo": Algo(sb3_train, SB3_SETTINGS),
+    "sb3-maskable-ppo": Algo(sb3_train, SB3_SETTINGS, "sb3"),
+    "rllib-ppo": Algo(rllib_train, RLLIB_SETTINGS, "ray"),
     "os-nfsp": openspiel("nfsp"),
     "os-escher": openspiel("escher"),
     "os-deep-cfr": openspiel("deep-cfr"),
@@ -247,7 +286,16 @@ def run_row(
         return folder / "snapshots" / f"{int(seconds):06d}s_{decisions}"
 
     began = time.perf_counter()
-    snapshots = algo.train(folder, began + minutes * 60, seed, save)
+    try:
+        snapshots = algo.train(folder, began + minutes * 60, seed, save)
+    except ImportError as e:
+        shutil.rmtree(folder)
+        raise ValueError(
+            f"{name} needs the {algo.extra!r} extra: pip install 'hanamikoji-env[{algo.extra}]' ({e})"
+        ) from None
+    except ValueError:  # refused before training (a learner that cannot run here): no row left
+        shutil.rmtree(folder)
+        raise
     trained = time.perf_counter() - began
     if not snapshots:
         raise RuntimeError(f"{name} kept no snapshot in {minutes} minutes")
@@ -281,17 +329,17 @@ def run_row(
 
 def table(out: Path) -> str:
     """The markdown table of every ``result.json`` under ``out``."""
-    head = "| algorithm | budget | decisions | " + " | ".join(f"vs {o}" for o in OPPONENTS) + " |"
-    rows = [head, "|---" * (3 + len(OPPONENTS)) + "|"]
+    head = "| algorithm | budget | decisions | " + " | ".join(f"vs {o}" for o in OPPONENTS) + " | command |"
+    rows = [head, "|---" * (4 + len(OPPONENTS)) + "|"]
     for path in sorted(out.glob("*/result.json")):
         r = json.loads(path.read_text())
         cells = [
             f"{s['win_rate']:.3f} [{s['ci95'][0]:.3f}, {s['ci95'][1]:.3f}]"
             for s in (r["scores"][o] for o in OPPONENTS)
         ]
-        rows.append(
-            f"| {r['algo']} | {r['minutes']:g} min | {r['decisions']:,} | " + " | ".join(cells) + " |"
-        )
+        command = f"`python benchmarks/algorithms.py --algo {r['algo']} --minutes {r['minutes']:g}`"
+        cells = [r["algo"], f"{r['minutes']:g} min", f"{r['decisions']:,}", *cells, command]
+        rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows)
 
 

@@ -18,6 +18,7 @@ ALGOS = [
     "ppo-v1-warm",
     "ppo-v2-warm",
     "sb3-maskable-ppo",
+    "rllib-ppo",
     "os-nfsp",
     "os-escher",
     "os-deep-cfr",
@@ -50,13 +51,28 @@ def test_every_row_trains_keeps_snapshots_and_scores_them(algo: str, tmp_path) -
     assert f"| {algo} | 0.1 min | {result['decisions']:,} |" in table
 
 
-def test_the_rows_are_the_documented_ones() -> None:
+def harness():
     sys.path.insert(0, str(SCRIPT.parent))
     try:
         import algorithms
     finally:
         sys.path.remove(str(SCRIPT.parent))
+    return algorithms
+
+
+def test_the_rows_are_the_documented_ones() -> None:
+    algorithms = harness()
     assert sorted(algorithms.ALGOS) == sorted(ALGOS)
+    page = (SCRIPT.parents[1] / "docs" / "benchmark.md").read_text()
+    assert all(f"| `{name}`" in page or f"`{name}`," in page for name in ALGOS)
+
+
+def test_a_row_whose_extra_is_missing_says_what_to_install(tmp_path, monkeypatch) -> None:
+    algorithms = harness()
+    monkeypatch.setitem(sys.modules, "sb3_contrib", None)  # as if the sb3 extra were not installed
+    with pytest.raises(ValueError, match=r"needs the 'sb3' extra: pip install 'hanamikoji-env\[sb3\]'"):
+        algorithms.run_row("sb3-maskable-ppo", 0.01, tmp_path, 2, 2, 1, 0)
+    assert not (tmp_path / "sb3-maskable-ppo").exists()  # no half row is left to refuse a rerun
 
 
 @pytest.mark.parametrize(
