@@ -105,7 +105,7 @@ def ppo(version: int, warm: bool) -> Algo:
 
         cfg = Config.from_dict({**settings, "seed": seed, "run_name": "run", "runs_dir": str(folder)})
         start, snapshots, updates, chunk = time.perf_counter(), [], 2, None
-        while time.perf_counter() < deadline:
+        while not snapshots or time.perf_counter() < deadline:  # at least one, whatever set-up took
             began = time.perf_counter()
             trainer = train_ppo(
                 cfg, folder / "run", resume=bool(snapshots), progress=False, stop_after=updates
@@ -158,7 +158,7 @@ def sb3_train(folder: Path, deadline: float, seed: int, save: Save) -> list[Snap
         policy_kwargs={"net_arch": list(s["net_arch"])}, seed=seed, verbose=0,
     )  # fmt: skip
     start, snapshots, steps = time.perf_counter(), [], s["n_envs"] * s["n_steps"]
-    while time.perf_counter() < deadline:
+    while not snapshots or time.perf_counter() < deadline:  # at least one, whatever set-up took
         began = time.perf_counter()
         model.learn(steps, reset_num_timesteps=not snapshots)
         path = save(time.perf_counter() - start, model.num_timesteps).with_suffix(".zip")
@@ -211,6 +211,68 @@ def rllib_train(folder: Path, deadline: float, seed: int, save: Save) -> list[Sn
     return snapshots
 
 
+# ------------------------------------------------------------ Tianshou DQN ---
+
+TIANSHOU_DQN_SETTINGS: dict[str, Any] = {
+    "hidden_sizes": [64],
+    "lr": 1e-3,
+    "gamma": 1.0,
+    "target_update_freq": 100,
+    "eps_training": 0.2,
+    "envs": 4,
+    "buffer": 50_000,
+    "batch_size": 64,
+    "env_steps_per_collect": 40,
+    "gradient_steps_per_env_step": 0.1,
+}
+"""examples/tianshou_dqn.py: two masked DQN agents, one a seat, on the AEC env through Tianshou's
+``PettingZooEnv``; each snapshot is both Q-networks as a ``.mlp`` (greedy on the legal actions,
+as Tianshou's own policy plays at evaluation)."""
+
+
+def tianshou_dqn_train(folder: Path, deadline: float, seed: int, save: Save) -> list[Snapshot]:
+    import torch
+    from tianshou.algorithm import MultiAgentOffPolicyAlgorithm
+    from tianshou.data import Collector, CollectStats, VectorReplayBuffer
+    from tianshou.env import DummyVectorEnv
+    from tianshou.trainer import OffPolicyTrainerParams
+
+    from hanamikoji_env.bots.mlp import save_mlp
+    from hanamikoji_env.examples.tianshou_dqn import dqn, make
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(1)
+    s = TIANSHOU_DQN_SETTINGS
+    env = make()
+    algorithm = MultiAgentOffPolicyAlgorithm(algorithms=[dqn(env), dqn(env)], env=env)
+    envs = DummyVectorEnv([make] * s["envs"])
+    envs.seed(seed)
+    collector = Collector[CollectStats](
+        algorithm, envs, VectorReplayBuffer(s["buffer"], s["envs"]), exploration_noise=True
+    )
+    collector.reset()
+    collector.collect(n_step=256)
+    start, snapshots, steps, chunk = time.perf_counter(), [], 256, 2000
+    last = start
+    while not snapshots or time.perf_counter() < deadline:  # at least one, whatever set-up took
+        algorithm.run_training(
+            OffPolicyTrainerParams(
+                training_collector=collector, test_collector=None, max_epochs=1, epoch_num_steps=chunk,
+                collection_step_num_env_steps=s["env_steps_per_collect"], test_step_num_episodes=0,
+                batch_size=s["batch_size"], update_step_num_gradient_steps_per_sample=s["gradient_steps_per_env_step"],
+                multi_agent_return_reduction=lambda rewards: rewards[:, 0], show_progress=False, verbose=False,
+            )
+        )  # fmt: skip
+        steps += chunk
+        if time.perf_counter() - last >= POINT_SECONDS or time.perf_counter() >= deadline:
+            last = time.perf_counter()
+            path = save(last - start, steps).with_suffix(".mlp")
+            policies = algorithm.policy.policies
+            save_mlp(path, [policies[agent].model for agent in ("player_0", "player_1")], "tianshou-dqn", 1)
+            snapshots.append(Snapshot(f"ckpt:{path}", last - start, steps))
+    return snapshots
+
+
 # ---------------------------------------------------- OpenSpiel's learners ---
 
 
@@ -222,7 +284,7 @@ def openspiel(name: str) -> Algo:
     def train(folder: Path, deadline: float, seed: int, save: Save) -> list[Snapshot]:
         run = learners.learner(name, seed)
         start, snapshots = time.perf_counter(), []
-        while time.perf_counter() < deadline:
+        while not snapshots or time.perf_counter() < deadline:  # at least one, whatever set-up took
             run.train_until(min(deadline, time.perf_counter() + POINT_SECONDS))
             done = next(iter(run.progress().values()))
             path = save(time.perf_counter() - start, done).with_suffix(".mlp")
@@ -242,6 +304,7 @@ ALGOS: dict[str, Algo] = {
     "ppo-v2-warm": ppo(2, warm=True),
     "sb3-maskable-ppo": Algo(sb3_train, SB3_SETTINGS, "sb3"),
     "rllib-ppo": Algo(rllib_train, RLLIB_SETTINGS, "ray"),
+    "tianshou-dqn": Algo(tianshou_dqn_train, TIANSHOU_DQN_SETTINGS, "tianshou"),
     "os-nfsp": openspiel("nfsp"),
     "os-escher": openspiel("escher"),
     "os-deep-cfr": openspiel("deep-cfr"),

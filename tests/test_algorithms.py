@@ -19,6 +19,7 @@ ALGOS = [
     "ppo-v2-warm",
     "sb3-maskable-ppo",
     "rllib-ppo",
+    "tianshou-dqn",
     "os-nfsp",
     "os-escher",
     "os-deep-cfr",
