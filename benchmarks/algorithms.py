@@ -252,25 +252,74 @@ def tianshou_dqn_train(folder: Path, deadline: float, seed: int, save: Save) -> 
     )
     collector.reset()
     collector.collect(n_step=256)
-    start, snapshots, steps, chunk = time.perf_counter(), [], 256, 2000
-    last = start
+    params = OffPolicyTrainerParams(
+        training_collector=collector, test_collector=None, max_epochs=1, epoch_num_steps=2000,
+        collection_step_num_env_steps=s["env_steps_per_collect"], test_step_num_episodes=0,
+        batch_size=s["batch_size"], update_step_num_gradient_steps_per_sample=s["gradient_steps_per_env_step"],
+        multi_agent_return_reduction=lambda rewards: rewards[:, 0], show_progress=False, verbose=False,
+    )  # fmt: skip
+    policies = algorithm.policy.policies
+    nets = [policies[agent].model for agent in ("player_0", "player_1")]
+    return tianshou_chunks(
+        algorithm, params, 256, deadline, save, lambda path: save_mlp(path, nets, "tianshou-dqn", 1)
+    )
+
+
+def tianshou_chunks(
+    algorithm: Any, params: Any, steps: int, deadline: float, save: Save, export: Callable[[Path], None]
+) -> list[Snapshot]:
+    """Tianshou's ``run_training`` over ``params`` (one epoch of ``epoch_num_steps``) again and again
+    until ``deadline``; ``export(path)`` writes a snapshot about every :data:`POINT_SECONDS`."""
+    start = last = time.perf_counter()
+    snapshots: list[Snapshot] = []
     while not snapshots or time.perf_counter() < deadline:  # at least one, whatever set-up took
-        algorithm.run_training(
-            OffPolicyTrainerParams(
-                training_collector=collector, test_collector=None, max_epochs=1, epoch_num_steps=chunk,
-                collection_step_num_env_steps=s["env_steps_per_collect"], test_step_num_episodes=0,
-                batch_size=s["batch_size"], update_step_num_gradient_steps_per_sample=s["gradient_steps_per_env_step"],
-                multi_agent_return_reduction=lambda rewards: rewards[:, 0], show_progress=False, verbose=False,
-            )
-        )  # fmt: skip
-        steps += chunk
+        algorithm.run_training(params)
+        steps += params.epoch_num_steps
         if time.perf_counter() - last >= POINT_SECONDS or time.perf_counter() >= deadline:
             last = time.perf_counter()
             path = save(last - start, steps).with_suffix(".mlp")
-            policies = algorithm.policy.policies
-            save_mlp(path, [policies[agent].model for agent in ("player_0", "player_1")], "tianshou-dqn", 1)
+            export(path)
             snapshots.append(Snapshot(f"ckpt:{path}", last - start, steps))
     return snapshots
+
+
+TIANSHOU_PPO_SETTINGS: dict[str, Any] = {
+    "actor": "64-unit tanh MLP, masked logits",
+    "critic": "64-unit tanh MLP",
+    "lr": 1e-3,
+    "gamma": 1.0,
+    "envs": 4,
+    "env_steps_per_collect": 500,
+    "batch_size": 128,
+    "repetitions": 2,
+}
+"""examples/tianshou_ppo.py: masked PPO, one network for both seats, on the AEC env through
+Tianshou's ``PettingZooEnv``; each snapshot is the actor as a ``.mlp`` (tanh)."""
+
+
+def tianshou_ppo_train(folder: Path, deadline: float, seed: int, save: Save) -> list[Snapshot]:
+    import torch
+    from tianshou.data import Collector, CollectStats, VectorReplayBuffer
+    from tianshou.env import DummyVectorEnv
+    from tianshou.trainer import OnPolicyTrainerParams
+
+    from hanamikoji_env.bots.mlp import save_mlp
+    from hanamikoji_env.examples.tianshou_ppo import build, make
+
+    torch.set_num_threads(1)
+    s = TIANSHOU_PPO_SETTINGS
+    algorithm, actor = build(seed)
+    envs = DummyVectorEnv([make] * s["envs"])
+    envs.seed(seed)
+    collector = Collector[CollectStats](algorithm, envs, VectorReplayBuffer(4000, s["envs"]))
+    params = OnPolicyTrainerParams(
+        training_collector=collector, test_collector=None, max_epochs=1, epoch_num_steps=4000,
+        collection_step_num_env_steps=s["env_steps_per_collect"], test_step_num_episodes=0,
+        batch_size=s["batch_size"], update_step_num_repetitions=s["repetitions"],
+        multi_agent_return_reduction=lambda rewards: rewards[:, 0], show_progress=False, verbose=False,
+    )  # fmt: skip
+    export = lambda path: save_mlp(path, [actor.net, actor.net], "tianshou-ppo", 1, activation="tanh")  # noqa: E731
+    return tianshou_chunks(algorithm, params, 0, deadline, save, export)
 
 
 # ---------------------------------------------------- OpenSpiel's learners ---
@@ -305,6 +354,7 @@ ALGOS: dict[str, Algo] = {
     "sb3-maskable-ppo": Algo(sb3_train, SB3_SETTINGS, "sb3"),
     "rllib-ppo": Algo(rllib_train, RLLIB_SETTINGS, "ray"),
     "tianshou-dqn": Algo(tianshou_dqn_train, TIANSHOU_DQN_SETTINGS, "tianshou"),
+    "tianshou-ppo": Algo(tianshou_ppo_train, TIANSHOU_PPO_SETTINGS, "tianshou"),
     "os-nfsp": openspiel("nfsp"),
     "os-escher": openspiel("escher"),
     "os-deep-cfr": openspiel("deep-cfr"),

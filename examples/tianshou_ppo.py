@@ -49,19 +49,25 @@ class Critic(nn.Module):
         return self.net(torch.as_tensor(obs.obs, dtype=torch.float32))
 
 
-def main(steps: int = 30_000, seed: int = 0) -> tuple[int, int]:
-    """Train for ``steps`` environment steps; the updates made and the games collected."""
+def build(seed: int = 0) -> tuple[MultiAgentOnPolicyAlgorithm, MaskedActor]:
+    """The self-play PPO algorithm and its actor (one network for both seats)."""
     torch.manual_seed(seed)
     env = make()
+    actor = MaskedActor()
     policy = ProbabilisticActorPolicy(
-        actor=MaskedActor(),
+        actor=actor,
         dist_fn=lambda logits: torch.distributions.Categorical(logits=logits),
         action_space=env.action_space,
         action_scaling=False,
         action_bound_method=None,
     )
     ppo = PPO(policy=policy, critic=Critic(), optim=AdamOptimizerFactory(lr=1e-3), gamma=1.0)
-    algorithm = MultiAgentOnPolicyAlgorithm(algorithms=[ppo, ppo], env=env)  # one network, both seats
+    return MultiAgentOnPolicyAlgorithm(algorithms=[ppo, ppo], env=env), actor
+
+
+def main(steps: int = 30_000, seed: int = 0) -> tuple[int, int]:
+    """Train for ``steps`` environment steps; the updates made and the games collected."""
+    algorithm, _ = build(seed)
     train, test = DummyVectorEnv([make] * 4), DummyVectorEnv([make] * 2)
     train.seed(seed)
     test.seed(seed + 1)

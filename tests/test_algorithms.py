@@ -20,6 +20,7 @@ ALGOS = [
     "sb3-maskable-ppo",
     "rllib-ppo",
     "tianshou-dqn",
+    "tianshou-ppo",
     "os-nfsp",
     "os-escher",
     "os-deep-cfr",

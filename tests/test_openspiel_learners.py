@@ -111,3 +111,29 @@ def test_the_command_refuses_bad_input_in_one_line(args: list[str], message: str
     with pytest.raises(SystemExit) as e:
         main(args)
     assert e.value.code == 2 and message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("activation", "module"), [("relu", torch.nn.ReLU), ("tanh", torch.nn.Tanh)])
+def test_an_mlp_file_plays_as_its_torch_module(activation: str, module: type, tmp_path) -> None:
+    """The file keeps the layers and the activation between them (Tianshou's actors are tanh):
+    MLPBot's move is the module's masked argmax, seat by seat."""
+    torch.manual_seed(1)
+    nets = [torch.nn.Sequential(torch.nn.Linear(109, 16), module(), torch.nn.Linear(16, 23)) for _ in (0, 1)]
+    save_mlp(tmp_path / "a.mlp", nets, "test", observation_version=1, activation=activation)
+    bot = MLPBot(tmp_path / "a.mlp")
+    e = raw_env()
+    rng = np.random.default_rng(0)
+    for game in range(3):
+        e.reset(seed=game)
+        for agent in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            if term or trunc:
+                e.step(None)
+                continue
+            with torch.no_grad():
+                logits = nets[int(agent[-1])](torch.as_tensor(obs["observation"])[None])[0].numpy()
+            logits[obs["action_mask"] == 0] = -np.inf
+            assert bot.act(obs) == int(np.argmax(logits))
+            e.step(int(random_actions(obs["action_mask"][None], rng)[0]))
+    with pytest.raises(ValueError, match="activation must be one of"):
+        save_mlp(tmp_path / "b.mlp", nets, "test", activation="gelu")

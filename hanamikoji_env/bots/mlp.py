@@ -1,9 +1,10 @@
-"""MLPBot: a policy network learned elsewhere (OpenSpiel's learners) as a ``ckpt:PATH.mlp`` player.
+"""MLPBot: a policy network learned elsewhere (OpenSpiel's learners, Tianshou) as a ``ckpt:PATH.mlp`` player.
 
-A ``.mlp`` file holds one ReLU MLP for each seat, from an observation version's vector (for
-OpenSpiel's learners version 2, the information-state tensor of ``python_hanamikoji``) to the 23
-action logits, as plain tensors: ``torch.save({"format": "hanamikoji-mlp", "algo", "observation_version",
-"seats": [[(W, b), ...], [(W, b), ...]]})``, read with ``torch.load(weights_only=True)`` after the
+A ``.mlp`` file holds one MLP for each seat (ReLU or tanh between its layers), from an
+observation version's vector (for OpenSpiel's learners version 2, the information-state tensor
+of ``python_hanamikoji``) to the 23 action logits, as plain tensors: ``torch.save({"format":
+"hanamikoji-mlp", "algo", "observation_version", "activation", "seats": [[(W, b), ...], [(W, b),
+...]]})``, read with ``torch.load(weights_only=True)`` after the
 checkpoints' pickle gate, its size and shapes checked before anything runs.  The bot plays its
 seat's network greedily (the likeliest legal action); the seat is read from the observation
 (seat 0 starts the odd rounds).  :func:`save_mlp` writes one from ``torch.nn`` modules.
@@ -33,8 +34,17 @@ MAX_MLP_LAYERS = 8
 MAX_MLP_WIDTH = 4096
 
 
-def save_mlp(path: str | Path, nets: list[nn.Module], algo: str, observation_version: int = 2) -> None:
-    """Write one MLP a seat (its ``nn.Linear`` layers in order, ReLU between them) to ``path``."""
+ACTIVATIONS = {"relu": torch.relu, "tanh": torch.tanh}
+"""What may come between two layers of a ``.mlp`` network."""
+
+
+def save_mlp(
+    path: str | Path, nets: list[nn.Module], algo: str, observation_version: int = 2, activation: str = "relu"
+) -> None:
+    """Write one MLP a seat (its ``nn.Linear`` layers in order, ``activation`` between them) to
+    ``path``."""
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {activation!r}")
     seats = [
         [
             (m.weight.detach().cpu().clone(), m.bias.detach().cpu().clone())
@@ -43,7 +53,10 @@ def save_mlp(path: str | Path, nets: list[nn.Module], algo: str, observation_ver
         ]
         for net in nets
     ]
-    payload = {"format": FORMAT, "algo": algo, "observation_version": observation_version, "seats": seats}
+    payload = {
+        "format": FORMAT, "algo": algo, "observation_version": observation_version, "activation": activation,
+        "seats": seats,
+    }  # fmt: skip
     replace_atomically(Path(path), lambda tmp: torch.save(payload, tmp))
 
 
@@ -66,6 +79,8 @@ def load_mlp(path: str | Path) -> dict[str, Any]:
     version = payload.get("observation_version")
     if isinstance(version, bool) or version not in VERSIONS:
         raise ValueError(f"{path} reads observation version {version!r}; known are {sorted(VERSIONS)}")
+    if payload.get("activation", "relu") not in ACTIVATIONS:
+        raise ValueError(f"{path}: activation must be one of {sorted(ACTIVATIONS)}")
     seats = payload.get("seats")
     if not isinstance(seats, list) or len(seats) != 2:
         raise ValueError(f"{path} must hold one network for each of the 2 seats")
@@ -107,6 +122,7 @@ class MLPBot(Bot):
         self.algo = str(payload.get("algo", "?"))
         self.observation_version = int(payload["observation_version"])
         self.seats = payload["seats"]
+        self.activation = ACTIVATIONS[payload.get("activation", "relu")]
 
     @torch.no_grad()
     def _act(self, vector: np.ndarray, mask: np.ndarray) -> int:
@@ -115,7 +131,7 @@ class MLPBot(Bot):
         for k, (w, b) in enumerate(layers):
             h = h @ w.T + b
             if k < len(layers) - 1:
-                h = torch.relu(h)
+                h = self.activation(h)
         logits = h.numpy().astype(np.float64)
         logits[mask == 0] = -np.inf
         return int(np.argmax(logits))
