@@ -256,8 +256,8 @@ class BatchEngine:
     def set_state(self, state: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Restore :meth:`get_state`; returns the current ``(obs, mask, to_play)``."""
         rows = np.asarray(state["rows"], dtype=np.int32)
-        if rows.shape == (self.num_envs, GAME_WIDTH):  # saved before rows kept a log: its games go on
-            rows = np.concatenate([rows, np.full((self.num_envs, WIDTH - GAME_WIDTH), -1, np.int32)], axis=1)
+        if rows.shape == (self.num_envs, GAME_WIDTH):  # saved before rows kept a log: an empty one
+            rows = np.concatenate([rows, np.zeros((self.num_envs, WIDTH - GAME_WIDTH), np.int32)], axis=1)
         if rows.shape != (self.num_envs, WIDTH):
             raise ValueError(f"state rows must have shape ({self.num_envs}, {WIDTH}), got {rows.shape}")
         self._s = rows.copy()

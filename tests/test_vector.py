@@ -370,3 +370,25 @@ def test_returned_observations_belong_to_the_caller() -> None:
     before = obs2.copy()
     engine.step(random_actions(mask2, rng))
     assert (obs2 == before).all()
+
+
+def test_a_state_saved_before_rows_kept_a_log_resumes() -> None:
+    """Training checkpoints hold the engine's rows; one written before the log existed (its rows
+    only the position's columns) continues the same games, with an empty log: version 2 recalls
+    nothing of the rounds in flight, and every round dealt after is recalled."""
+    from hanamikoji_env.engine import GAME_WIDTH
+
+    rng = np.random.default_rng(0)
+    engine = BatchEngine(16, seed=3, observation_version=2)
+    _, mask, _ = engine.reset()
+    for _ in range(30):
+        _, mask, *_ = engine.step(random_actions(mask, rng))
+    state = engine.get_state()
+    state["rows"] = state["rows"][:, :GAME_WIDTH]
+    old = BatchEngine(16, observation_version=2)
+    obs, mask2, _ = old.set_state(state)
+    assert (mask2 == mask).all() and (obs[:, OBS_SIZE:] == 0).all()  # nothing recalled, nothing made up
+    for _ in range(200):
+        a = random_actions(mask2, rng)
+        obs, mask2, *_ = old.step(a)
+    assert obs[:, OBS_SIZE].sum() > 0  # rounds dealt since are recalled
