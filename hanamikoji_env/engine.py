@@ -595,6 +595,40 @@ def _row_mask(row: np.ndarray) -> tuple[int, ...]:
 # ---------------------------------------------------- rows and States ---
 
 
+_RANGES = (  # (first column, width, lowest, highest): every value a kernel may index with
+    (C_ROUND, 1, 0, 2**20), (C_STARTER, 1, 0, 1), (C_TURN, 1, 0, TURNS_PER_ROUND),
+    (C_CURRENT, 1, 0, 1), (C_TO_MOVE, 1, 0, 1), (C_PHASE, 1, 0, GAME_OVER), (C_TOKEN, 1, -1, NUM_TOKENS - 1),
+    (C_SEL_LEN, 1, 0, MAX_SELECTION), (C_OFFER_LEN, 1, 0, MAX_SELECTION), (C_PILE_POS, 1, 0, DRAW_PILE_SIZE),
+    (C_REMOVED, 1, 0, NUM_GEISHAS - 1), (C_WINNER, 1, NO_WINNER, 1), (C_SECRETS, 2, -1, NUM_GEISHAS - 1),
+    (C_HANDS, 6 * NUM_GEISHAS, 0, max(VALUES)), (C_MARKERS, NUM_GEISHAS, CENTRE, 1), (C_SPENT, 2 * NUM_TOKENS, 0, 1),
+    (C_SELECTION, 2 * MAX_SELECTION + DRAW_PILE_SIZE, 0, NUM_GEISHAS - 1),
+)  # fmt: skip
+"""Hands, Trade-offs and placed cards are contiguous (``C_HANDS`` on), as are the selection, the
+offer and the pile (``C_SELECTION`` on)."""
+
+
+def check_rows(rows: np.ndarray) -> None:
+    """``ValueError`` in one line unless every value of ``rows`` (``[N, WIDTH]``, from a file) is
+    one the kernels can index with: a row from elsewhere must not make them write out of bounds."""
+    if rows.ndim != 2 or rows.shape[1] != WIDTH:
+        raise ValueError(f"engine rows must have shape [N, {WIDTH}], got {list(rows.shape)}")
+    for at, width, low, high in _RANGES:
+        block = rows[:, at : at + width]
+        if ((block < low) | (block > high)).any():
+            raise ValueError(
+                f"engine rows hold a value outside [{low}, {high}] in columns {at}..{at + width - 1}"
+            )
+    log = rows[:, C_LOG:].astype(np.int64)
+    fields = [(log >> shift) & 7 for shift in (F_DRAW, F_TOKEN, F_COUNT, F_ANSWER)]
+    cards = [(log >> (F_CARDS + 3 * k)) & 7 for k in range(MAX_SELECTION)]
+    if (
+        (log < 0).any() or (log >> (F_CARDS + 3 * MAX_SELECTION)).any()
+        or (fields[1] > NUM_TOKENS).any() or (fields[2] > MAX_SELECTION).any()
+        or any((c > NUM_GEISHAS - 1).any() for c in cards)
+    ):  # fmt: skip
+        raise ValueError("engine rows hold a log entry no game writes")
+
+
 def rows_from_states(states: Sequence[State]) -> np.ndarray:
     """The rows of engine states (``[len(states), WIDTH]`` int32)."""
     rows = np.zeros((len(states), WIDTH), dtype=np.int32)

@@ -45,6 +45,7 @@ from hanamikoji_env.engine import (
     WIDTH,
     Dealer,
     apply_one,
+    check_rows,
     final_returns,
     pick,
 )
@@ -260,6 +261,7 @@ class BatchEngine:
             rows = np.concatenate([rows, np.zeros((self.num_envs, WIDTH - GAME_WIDTH), np.int32)], axis=1)
         if rows.shape != (self.num_envs, WIDTH):
             raise ValueError(f"state rows must have shape ({self.num_envs}, {WIDTH}), got {rows.shape}")
+        check_rows(rows)  # from a file: the kernels index with these values
         self._s = rows.copy()
         self._dealer.decks = np.asarray(state["decks"], dtype=np.int8).copy()
         self._dealer.n_decks = np.asarray(state["n_decks"], dtype=np.int64).copy()

@@ -392,3 +392,31 @@ def test_a_state_saved_before_rows_kept_a_log_resumes() -> None:
         a = random_actions(mask2, rng)
         obs, mask2, *_ = old.step(a)
     assert obs[:, OBS_SIZE].sum() > 0  # rounds dealt since are recalled
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "message"),
+    [
+        ("phase", 9, "outside \\[0, 6\\]"),
+        ("hands", -1, "outside \\[0, 5\\]"),
+        ("pile", 7, "outside \\[0, 6\\]"),
+        ("log", 7 << 12, "a log entry no game writes"),  # a selected card 7: past a round table's end
+        ("log", -1, "a log entry no game writes"),
+    ],
+)
+def test_a_saved_state_whose_rows_no_game_makes_is_refused(column: str, value: int, message: str) -> None:
+    """A training checkpoint's rows go straight into the kernels, which index arrays with them
+    unchecked: a crafted one is refused in one line before any kernel runs."""
+    from hanamikoji_env import engine as e
+
+    rng = np.random.default_rng(0)
+    engine = BatchEngine(8, seed=1, observation_version=2)
+    _, mask, _ = engine.reset()
+    for _ in range(100):
+        _, mask, *_ = engine.step(random_actions(mask, rng))
+    state = engine.get_state()
+    BatchEngine(8).set_state(state)  # a real state passes
+    at = {"phase": e.C_PHASE, "hands": e.C_HANDS + 3, "pile": e.C_PILE + 2, "log": e.C_LOG + 5}[column]
+    state["rows"][3, at] = value
+    with pytest.raises(ValueError, match=message):
+        BatchEngine(8).set_state(state)
