@@ -16,7 +16,9 @@ network as ``policy.mlp``, a ``ckpt:`` player (:mod:`hanamikoji_env.bots.mlp`, g
   traverser's regrets thanks to a history value network over both players' tensors).
 - ``neurd``: not runnable here, with the reason (:data:`UNRUNNABLE`).
 
-Every learner stops at ``--minutes`` of wall time and writes ``progress.json`` (its units done).
+Every learner stops at ``--minutes`` of wall time (ESCHER, whose iterations cannot be cut short,
+after the last one that fits; its first always runs) and writes ``progress.json`` (its units
+done).
 """
 
 from __future__ import annotations
