@@ -32,7 +32,7 @@ from torch import nn
 from tqdm import tqdm
 
 from hanamikoji_env.engine import C_HANDS
-from hanamikoji_env.nn import policy_probs, read_torch_file, sample_actions
+from hanamikoji_env.nn import policy_probs, read_torch_file, sample_actions, write_torch_file
 from hanamikoji_env.observation import OBS_HIGH, OBS_SIZE, OFFSETS
 from hanamikoji_env.rules import NUM_GEISHAS
 from hanamikoji_env.vector import BatchEngine
@@ -212,7 +212,7 @@ def calibration(
 
 
 def save_belief(net: BeliefNet, path: str | Path) -> None:
-    torch.save({"kind": KIND, "hidden": net.hidden, "state_dict": net.state_dict()}, path)
+    write_torch_file(path, {"kind": KIND, "hidden": net.hidden, "state_dict": net.state_dict()})
 
 
 def load_belief(path: str | Path) -> BeliefNet:

@@ -193,6 +193,12 @@ def save_checkpoint(path: str | Path, model: PolicyNet, **extra: Any) -> None:
         "state_dict": model.state_dict(),
         **extra,
     }
+    write_torch_file(path, payload)
+
+
+def write_torch_file(path: str | Path, payload: Any) -> None:
+    """``torch.save(payload)`` to ``path`` atomically: the one writer of our checkpoint-like files
+    (:func:`read_torch_file` reads them)."""
     # torch reports a full disk as a RuntimeError ("enforce fail ... unexpected pos")
     replace_atomically(path, lambda tmp: torch.save(payload, tmp), errors=(OSError, RuntimeError))
 

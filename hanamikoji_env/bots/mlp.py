@@ -12,7 +12,6 @@ seat's network greedily (the likeliest legal action); the seat is read from the 
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +21,10 @@ from torch import nn
 
 from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.bots.base import Bot
-from hanamikoji_env.files import replace_atomically
-from hanamikoji_env.nn import check_torch_stream
+from hanamikoji_env.nn import CheckpointError, read_torch_file, write_torch_file
 from hanamikoji_env.observation import OFFSETS, VERSIONS
 
 FORMAT = "hanamikoji-mlp"
-SUFFIX = ".mlp"
 MAX_MLP_BYTES = 64 * 2**20
 """A ``.mlp`` file larger than this is refused unread (ours are a few MB)."""
 MAX_MLP_LAYERS = 8
@@ -57,7 +54,7 @@ def save_mlp(
         "format": FORMAT, "algo": algo, "observation_version": observation_version, "activation": activation,
         "seats": seats,
     }  # fmt: skip
-    replace_atomically(Path(path), lambda tmp: torch.save(payload, tmp))
+    write_torch_file(path, payload)
 
 
 def load_mlp(path: str | Path) -> dict[str, Any]:
@@ -68,12 +65,10 @@ def load_mlp(path: str | Path) -> dict[str, Any]:
         raise ValueError(f"{path} does not exist or is not a file")
     if path.stat().st_size > MAX_MLP_BYTES:
         raise ValueError(f"{path} is larger than {MAX_MLP_BYTES // 2**20} MiB: refused unread")
-    data = path.read_bytes()
-    check_torch_stream(io.BytesIO(data), str(path))
     try:
-        payload = torch.load(io.BytesIO(data), weights_only=True)
-    except Exception as e:
-        raise ValueError(f"{path} is not a {FORMAT} file ({type(e).__name__})") from None
+        payload = read_torch_file(path)  # the checkpoints' gate: kind, unpacked size, pickle walk
+    except CheckpointError as e:
+        raise ValueError(f"{path} is not a {FORMAT} file ({e})") from None
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise ValueError(f"{path} is not a {FORMAT} file")
     version = payload.get("observation_version")
