@@ -53,10 +53,19 @@ class Snapshot:
     decisions: int
 
 
+@dataclass(frozen=True)
+class Budget:
+    """A row's wall time: train until ``time.perf_counter() >= deadline``, a snapshot about every
+    ``every`` seconds (``--minutes / --points``)."""
+
+    deadline: float
+    every: float
+
+
 Save = Callable[[float, int], Path]
 """``save(seconds, decisions)``: the path (without suffix) a row writes its next snapshot to."""
-Train = Callable[[Path, float, int, Save], list[Snapshot]]
-"""``train(folder, deadline, seed, save)``: train until ``time.perf_counter() >= deadline``."""
+Train = Callable[[Path, Budget, int, Save], list[Snapshot]]
+"""``train(folder, budget, seed, save)``: train within ``budget``; the snapshots kept."""
 
 
 @dataclass(frozen=True)
@@ -98,14 +107,14 @@ WARM = {"teacher": "heuristic", "imitation_decisions": 1_500_000}
 def ppo(version: int, warm: bool) -> Algo:
     settings = {**PPO_SETTINGS, "observation_version": version, **(WARM if warm else {})}
 
-    def train(folder: Path, deadline: float, seed: int, save: Save) -> list[Snapshot]:
+    def train(folder: Path, budget: Budget, seed: int, save: Save) -> list[Snapshot]:
         from hanamikoji_env.training.config import Config
         from hanamikoji_env.training.ppo import POLICY
         from hanamikoji_env.training.ppo import train as train_ppo
 
         cfg = Config.from_dict({**settings, "seed": seed, "run_name": "run", "runs_dir": str(folder)})
         start, snapshots, updates, chunk = time.perf_counter(), [], 2, None
-        while not snapshots or time.perf_counter() < deadline:  # at least one, whatever set-up took
+        while not snapshots or time.perf_counter() < budget.deadline:  # at least one, whatever set-up took
             began = time.perf_counter()
             trainer = train_ppo(
                 cfg, folder / "run", resume=bool(snapshots), progress=False, stop_after=updates
@@ -114,7 +123,7 @@ def ppo(version: int, warm: bool) -> Algo:
             shutil.copyfile(folder / "run" / POLICY, path)
             snapshots.append(Snapshot(f"ckpt:{path}", time.perf_counter() - start, trainer.decisions))
             chunk = (time.perf_counter() - began) / updates  # seconds an update, resume included
-            updates = max(1, int(min(deadline - time.perf_counter(), POINT_SECONDS) / chunk))
+            updates = max(1, int(min(budget.deadline - time.perf_counter(), budget.every) / chunk))
         return snapshots
 
     return Algo(train, settings)
@@ -138,7 +147,7 @@ SB3_SETTINGS: dict[str, Any] = {
 the first)."""
 
 
-def sb3_train(folder: Path, deadline: float, seed: int, save: Save) -> list[Snapshot]:
+def sb3_train(folder: Path, budget: Budget, seed: int, save: Save) -> list[Snapshot]:
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
@@ -158,7 +167,7 @@ def sb3_train(folder: Path, deadline: float, seed: int, save: Save) -> list[Snap
         policy_kwargs={"net_arch": list(s["net_arch"])}, seed=seed, verbose=0,
     )  # fmt: skip
     start, snapshots, steps = time.perf_counter(), [], s["n_envs"] * s["n_steps"]
-    while not snapshots or time.perf_counter() < deadline:  # at least one, whatever set-up took
+    while not snapshots or time.perf_counter() < budget.deadline:  # at least one, whatever set-up took
         began = time.perf_counter()
         model.learn(steps, reset_num_timesteps=not snapshots)
         path = save(time.perf_counter() - start, model.num_timesteps).with_suffix(".zip")
@@ -170,7 +179,7 @@ def sb3_train(folder: Path, deadline: float, seed: int, save: Save) -> list[Snap
         rollout = s["n_envs"] * s["n_steps"]
         rate = steps / (time.perf_counter() - began)
         steps = max(
-            rollout, int(min(deadline - time.perf_counter(), POINT_SECONDS) * rate) // rollout * rollout
+            rollout, int(min(budget.deadline - time.perf_counter(), budget.every) * rate) // rollout * rollout
         )
     return snapshots
 
@@ -182,7 +191,7 @@ RLLIB_SETTINGS: dict[str, Any] = {"hidden": 128, "layers": 2, "batch": 2000}
 4 epochs, minibatches of 256), one local CPU; each snapshot exported exactly to our format."""
 
 
-def rllib_train(folder: Path, deadline: float, seed: int, save: Save) -> list[Snapshot]:
+def rllib_train(folder: Path, budget: Budget, seed: int, save: Save) -> list[Snapshot]:
     import ray
     import torch
 
@@ -196,8 +205,8 @@ def rllib_train(folder: Path, deadline: float, seed: int, save: Save) -> list[Sn
     try:
         algo = build_config(s["hidden"], s["layers"], None, seed, s["batch"]).build_algo()
         start, snapshots, steps = time.perf_counter(), [], 0
-        while not snapshots or time.perf_counter() < deadline:  # Ray's start may eat a short budget
-            mark = min(deadline, time.perf_counter() + POINT_SECONDS)
+        while not snapshots or time.perf_counter() < budget.deadline:  # Ray's start may eat a short budget
+            mark = min(budget.deadline, time.perf_counter() + budget.every)
             steps = int(algo.train().get("num_env_steps_sampled_lifetime", steps))
             while time.perf_counter() < mark:
                 steps = int(algo.train().get("num_env_steps_sampled_lifetime", steps))
@@ -230,7 +239,7 @@ TIANSHOU_DQN_SETTINGS: dict[str, Any] = {
 as Tianshou's own policy plays at evaluation)."""
 
 
-def tianshou_dqn_train(folder: Path, deadline: float, seed: int, save: Save) -> list[Snapshot]:
+def tianshou_dqn_train(folder: Path, budget: Budget, seed: int, save: Save) -> list[Snapshot]:
     import torch
     from tianshou.algorithm import MultiAgentOffPolicyAlgorithm
     from tianshou.data import Collector, CollectStats, VectorReplayBuffer
@@ -261,21 +270,21 @@ def tianshou_dqn_train(folder: Path, deadline: float, seed: int, save: Save) -> 
     policies = algorithm.policy.policies
     nets = [policies[agent].model for agent in ("player_0", "player_1")]
     return tianshou_chunks(
-        algorithm, params, 256, deadline, save, lambda path: save_mlp(path, nets, "tianshou-dqn", 1)
+        algorithm, params, 256, budget, save, lambda path: save_mlp(path, nets, "tianshou-dqn", 1)
     )
 
 
 def tianshou_chunks(
-    algorithm: Any, params: Any, steps: int, deadline: float, save: Save, export: Callable[[Path], None]
+    algorithm: Any, params: Any, steps: int, budget: Budget, save: Save, export: Callable[[Path], None]
 ) -> list[Snapshot]:
     """Tianshou's ``run_training`` over ``params`` (one epoch of ``epoch_num_steps``) again and again
-    until ``deadline``; ``export(path)`` writes a snapshot about every :data:`POINT_SECONDS`."""
+    within ``budget``; ``export(path)`` writes a snapshot about every ``budget.every`` seconds."""
     start = last = time.perf_counter()
     snapshots: list[Snapshot] = []
-    while not snapshots or time.perf_counter() < deadline:  # at least one, whatever set-up took
+    while not snapshots or time.perf_counter() < budget.deadline:  # at least one, whatever set-up took
         algorithm.run_training(params)
         steps += params.epoch_num_steps
-        if time.perf_counter() - last >= POINT_SECONDS or time.perf_counter() >= deadline:
+        if time.perf_counter() - last >= budget.every or time.perf_counter() >= budget.deadline:
             last = time.perf_counter()
             path = save(last - start, steps).with_suffix(".mlp")
             export(path)
@@ -297,7 +306,7 @@ TIANSHOU_PPO_SETTINGS: dict[str, Any] = {
 Tianshou's ``PettingZooEnv``; each snapshot is the actor as a ``.mlp`` (tanh)."""
 
 
-def tianshou_ppo_train(folder: Path, deadline: float, seed: int, save: Save) -> list[Snapshot]:
+def tianshou_ppo_train(folder: Path, budget: Budget, seed: int, save: Save) -> list[Snapshot]:
     import torch
     from tianshou.data import Collector, CollectStats, VectorReplayBuffer
     from tianshou.env import DummyVectorEnv
@@ -319,7 +328,7 @@ def tianshou_ppo_train(folder: Path, deadline: float, seed: int, save: Save) -> 
         multi_agent_return_reduction=lambda rewards: rewards[:, 0], show_progress=False, verbose=False,
     )  # fmt: skip
     export = lambda path: save_mlp(path, [actor.net, actor.net], "tianshou-ppo", 1, activation="tanh")  # noqa: E731
-    return tianshou_chunks(algorithm, params, 0, deadline, save, export)
+    return tianshou_chunks(algorithm, params, 0, budget, save, export)
 
 
 # ---------------------------------------------------- OpenSpiel's learners ---
@@ -330,11 +339,11 @@ def openspiel(name: str) -> Algo:
     tensor; its "decisions" are the learner's own unit (see that module's ``progress``)."""
     from hanamikoji_env.training import openspiel_learners as learners
 
-    def train(folder: Path, deadline: float, seed: int, save: Save) -> list[Snapshot]:
+    def train(folder: Path, budget: Budget, seed: int, save: Save) -> list[Snapshot]:
         run = learners.learner(name, seed)
         start, snapshots = time.perf_counter(), []
-        while not snapshots or time.perf_counter() < deadline:  # at least one, whatever set-up took
-            run.train_until(min(deadline, time.perf_counter() + POINT_SECONDS))
+        while not snapshots or time.perf_counter() < budget.deadline:  # at least one, whatever set-up took
+            run.train_until(min(budget.deadline, time.perf_counter() + budget.every))
             done = next(iter(run.progress().values()))
             path = save(time.perf_counter() - start, done).with_suffix(".mlp")
             run.save(path)
@@ -361,10 +370,6 @@ ALGOS: dict[str, Algo] = {
 }
 """Every row: its trainer and settings (one line each here)."""
 
-POINT_SECONDS = 60.0
-"""Set by ``--minutes / --points``: the wall time between two snapshots."""
-
-
 # ------------------------------------------------------------------ a row ---
 
 
@@ -387,20 +392,18 @@ def run_row(
 ) -> dict:
     """Train row ``name`` for ``minutes``, score its snapshots and its last player; returns the
     result (also written to ``out/name/result.json``)."""
-    global POINT_SECONDS
     algo = ALGOS[name]
     folder = out / name
     if folder.exists():
         raise ValueError(f"{folder} already holds a row: remove it or give another --out")
     (folder / "snapshots").mkdir(parents=True)
-    POINT_SECONDS = minutes * 60 / points
 
     def save(seconds: float, decisions: int) -> Path:
         return folder / "snapshots" / f"{int(seconds):06d}s_{decisions}"
 
     began = time.perf_counter()
     try:
-        snapshots = algo.train(folder, began + minutes * 60, seed, save)
+        snapshots = algo.train(folder, Budget(began + minutes * 60, minutes * 60 / points), seed, save)
     except ImportError as e:
         shutil.rmtree(folder)
         raise ValueError(

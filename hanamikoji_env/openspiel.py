@@ -61,7 +61,7 @@ import pyspiel
 from hanamikoji_env import engine
 from hanamikoji_env.actions import NUM_ACTIONS, action_name
 from hanamikoji_env.engine import C_CURRENT, C_PHASE, C_TURN, C_WINNER, GAME_OVER, ROUND_OVER, TOKEN_PHASE
-from hanamikoji_env.observation import DEFAULT_VERSION, VERSIONS, decode, get_version
+from hanamikoji_env.observation import DEFAULT_VERSION, VERSIONS, ObservationVersion, decode, get_version
 from hanamikoji_env.rules import (
     DRAW_PILE_SIZE,
     HAND_SIZE,
@@ -215,13 +215,10 @@ class HanamikojiState(pyspiel.State):
         deal, the position before it; the draw pile holds placeholders for cards chance has not drawn)."""
         return engine.state_from_row(self._row[0], self._limit, None)
 
-    def encode(self, player: int, obs: np.ndarray) -> None:
-        """Write ``player``'s observation vector (of the game's version) into ``obs``."""
-        self._version.encode_row(self._row, 0, player, obs, np.empty(NUM_ACTIONS, dtype=np.int8))
-
-    def recall(self, player: int, obs: np.ndarray) -> None:
-        """Write ``player``'s information-state tensor (observation version 2) into ``obs``."""
-        RECALL.encode_row(self._row, 0, player, obs, np.empty(NUM_ACTIONS, dtype=np.int8))
+    def encode(self, player: int, obs: np.ndarray, version: ObservationVersion | None = None) -> None:
+        """Write ``player``'s observation vector into ``obs``: of the game's version, or of
+        ``version`` (:data:`RECALL` for the information-state tensor)."""
+        (version or self._version).encode_row(self._row, 0, player, obs, np.empty(NUM_ACTIONS, dtype=np.int8))
 
     def history_digest(self, player: int) -> str:
         """A digest of every view ``player`` has had in this game, in order."""
@@ -234,9 +231,8 @@ class HanamikojiState(pyspiel.State):
 
         if self.current_player() != player:
             raise ValueError("resampling is for the player to move")
-        v1 = VERSIONS[1]  # what determinize reads
-        obs = np.empty(v1.size, dtype=np.float32)
-        v1.encode_row(self._row, 0, player, obs, np.empty(NUM_ACTIONS, dtype=np.int8))
+        obs = np.empty(VERSIONS[1].size, dtype=np.float32)
+        self.encode(player, obs, VERSIONS[1])  # what determinize reads
         world = determinize(obs, rng, self._limit)  # the player as seat 0
         twin = self.clone()
         twin._set_position(world if player == 0 else swap_seats(world))
@@ -340,17 +336,13 @@ class HanamikojiObserver:
         self.dict = {f.name: self.tensor[f.offset : f.offset + f.length] for f in layout}
 
     def set_from(self, state: HanamikojiState, player: int) -> None:
-        if self.perfect_recall:
-            state.recall(player, self.tensor)
-        else:
-            state.encode(player, self.tensor)
+        state.encode(player, self.tensor, RECALL if self.perfect_recall else None)
 
     def string_from(self, state: HanamikojiState, player: int) -> str:
         if self.perfect_recall:
             return f"p{player} history={state.history_digest(player)}"
-        v1 = VERSIONS[1]  # the readable decoder is version 1's
-        obs = np.empty(v1.size, dtype=np.float32)
-        v1.encode_row(state._row, 0, player, obs, np.empty(NUM_ACTIONS, dtype=np.int8))
+        obs = np.empty(VERSIONS[1].size, dtype=np.float32)
+        state.encode(player, obs, VERSIONS[1])  # the readable decoder is version 1's
         fields = decode(obs)._asdict().items()
         return f"p{player} " + " ".join(f"{key}={_text(value)}" for key, value in fields)
 

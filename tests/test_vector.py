@@ -323,12 +323,20 @@ def test_gymnasiums_observation_wrappers_refuse_same_step_mode(name: str) -> Non
         OBSERVATION_WRAPPERS[name](HanamikojiVectorEnv(2, autoreset_mode=SAME, flat=flat))
 
 
+def _in_play(
+    num_envs: int, seed: int, steps: int, rng: np.random.Generator, observation_version: int = 1
+) -> tuple[BatchEngine, np.ndarray]:
+    """An engine after ``steps`` random steps from its reset, and its mask."""
+    engine = BatchEngine(num_envs, seed=seed, observation_version=observation_version)
+    _, mask, _ = engine.reset()
+    for _ in range(steps):
+        _, mask, *_ = engine.step(random_actions(mask, rng))
+    return engine, mask
+
+
 def test_get_and_set_state_continue_identically() -> None:
     rng = np.random.default_rng(0)
-    v = BatchEngine(16, seed=4)
-    _, mask, _ = v.reset()
-    for _ in range(100):
-        _, mask, *_ = v.step(random_actions(mask, rng))
+    v, mask = _in_play(16, 4, 100, rng)
     saved = v.get_state()
     twin = BatchEngine(16, seed=999)
     _, mask_t, _ = twin.set_state(saved)
@@ -379,10 +387,7 @@ def test_a_state_saved_before_rows_kept_a_log_resumes() -> None:
     from hanamikoji_env.engine import GAME_WIDTH
 
     rng = np.random.default_rng(0)
-    engine = BatchEngine(16, seed=3, observation_version=2)
-    _, mask, _ = engine.reset()
-    for _ in range(30):
-        _, mask, *_ = engine.step(random_actions(mask, rng))
+    engine, mask = _in_play(16, 3, 30, rng, observation_version=2)
     state = engine.get_state()
     state["rows"] = state["rows"][:, :GAME_WIDTH]
     old = BatchEngine(16, observation_version=2)
@@ -409,11 +414,7 @@ def test_a_saved_state_whose_rows_no_game_makes_is_refused(column: str, value: i
     unchecked: a crafted one is refused in one line before any kernel runs."""
     from hanamikoji_env import engine as e
 
-    rng = np.random.default_rng(0)
-    engine = BatchEngine(8, seed=1, observation_version=2)
-    _, mask, _ = engine.reset()
-    for _ in range(100):
-        _, mask, *_ = engine.step(random_actions(mask, rng))
+    engine, _ = _in_play(8, 1, 100, np.random.default_rng(0), observation_version=2)
     state = engine.get_state()
     BatchEngine(8).set_state(state)  # a real state passes
     at = {"phase": e.C_PHASE, "hands": e.C_HANDS + 3, "pile": e.C_PILE + 2, "log": e.C_LOG + 5}[column]
