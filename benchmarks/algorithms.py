@@ -71,8 +71,9 @@ Train = Callable[[Path, Budget, int, Save], list[Snapshot]]
 @dataclass(frozen=True)
 class Algo:
     train: Train
-    settings: dict[str, Any]
-    """Everything the row sets, written into its result."""
+    settings: dict[str, Any] | Callable[[], dict[str, Any]]
+    """Everything the row sets, written into its result (a function where reading it needs the
+    row's extra)."""
     extra: str = "train"
     """The package extra the row needs."""
 
@@ -331,6 +332,35 @@ def tianshou_ppo_train(folder: Path, budget: Budget, seed: int, save: Save) -> l
     return tianshou_chunks(algorithm, params, 0, budget, save, export)
 
 
+# ------------------------------------------------------ the CleanRL-style file ---
+
+
+def cleanrl_settings() -> dict[str, Any]:
+    """examples/cleanrl_ppo.py's ``Args`` as the file has them (``opponent: self``)."""
+    from dataclasses import asdict
+
+    from hanamikoji_env.examples.cleanrl_ppo import Args
+
+    return {k: v for k, v in asdict(Args()).items() if k not in ("seed", "updates")}
+
+
+def cleanrl_train(folder: Path, budget: Budget, seed: int, save: Save) -> list[Snapshot]:
+    from hanamikoji_env.examples.cleanrl_ppo import Args, export, learn
+
+    start = last = time.perf_counter()
+    snapshots: list[Snapshot] = []
+    for progress in learn(Args(seed=seed, updates=10**9)):
+        now = time.perf_counter()
+        if now - last >= budget.every or now >= budget.deadline:
+            last = now
+            path = save(now - start, progress.decisions).with_suffix(".mlp")
+            export(progress.agent, path)
+            snapshots.append(Snapshot(f"ckpt:{path}", now - start, progress.decisions))
+            if now >= budget.deadline:
+                break
+    return snapshots
+
+
 # ---------------------------------------------------- OpenSpiel's learners ---
 
 
@@ -364,6 +394,7 @@ ALGOS: dict[str, Algo] = {
     "rllib-ppo": Algo(rllib_train, RLLIB_SETTINGS, "ray"),
     "tianshou-dqn": Algo(tianshou_dqn_train, TIANSHOU_DQN_SETTINGS, "tianshou"),
     "tianshou-ppo": Algo(tianshou_ppo_train, TIANSHOU_PPO_SETTINGS, "tianshou"),
+    "cleanrl-ppo": Algo(cleanrl_train, cleanrl_settings),
     "os-nfsp": openspiel("nfsp"),
     "os-escher": openspiel("escher"),
     "os-deep-cfr": openspiel("deep-cfr"),
@@ -435,7 +466,7 @@ def run_row(
         "player": last.spec,
         "games": games,
         "seed": seed,
-        "settings": algo.settings,
+        "settings": algo.settings() if callable(algo.settings) else algo.settings,
         "command": " ".join(["python benchmarks/algorithms.py", *sys.argv[1:]]),
         "scores": score(last.spec, OPPONENTS, games, seed),
     }

@@ -21,7 +21,7 @@ PettingZoo's ``leduc_holdem_v4`` (``env()`` and its raw env) and
 
 Targets, seed-once loop, same run: ``env()`` and ``raw_env`` each at least 2x
 leduc's ``env()`` and raw env, and at least 1.5x connect_four's raw env; with
-observation version 2 (perfect recall, 981 floats), ``env()`` and ``raw_env``
+observation version 2 (perfect recall, 669 floats), ``env()`` and ``raw_env``
 at least 0.67x themselves with version 1.
 
 Usage: ``python benchmarks/env_speed.py [--seconds 3] [--repeats 3]`` (``bench`` extra).

@@ -6,7 +6,7 @@ mask with ``random_actions``, vectorized) and, in the same run, for our AEC
 ``agent_iter`` loop (the seed-once loop of ``env_speed.py``).  A decision is a
 step of a live agent (the AEC loop's final ``step(None)`` calls are not counted).
 Then the batch engine at N = 1024 and 4096 with observation version 2 (perfect
-recall, 981 floats a row) against version 1 in the same run: target at least 0.67x.
+recall, 669 floats a row) against version 1 in the same run: target at least 0.67x.
 
 Usage: ``python benchmarks/vector_speed.py [--seconds 3]`` (``bench`` extra for leduc).
 """

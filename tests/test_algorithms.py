@@ -21,6 +21,7 @@ ALGOS = [
     "rllib-ppo",
     "tianshou-dqn",
     "tianshou-ppo",
+    "cleanrl-ppo",
     "os-nfsp",
     "os-escher",
     "os-deep-cfr",

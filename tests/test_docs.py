@@ -29,7 +29,7 @@ EXPECTED = {  # a line of each example -> what its output must contain
     "e = env(observation_version=1)": ["[1, 2] (669,)"],
     "e = env(observation_version=2)": ["(669,) [1. 1. 0.]"],
     "class GreedyCardBot(Bot):": ["rewards by seat:"],
-    "envs = gym.vector.SyncVectorEnv(": ["updates: won"],
+    "for progress in learn(Args(updates=12": ["12 updates: won"],
     'e = gymnasium.make("hanamikoji/HanamikojiVsBot-v0"': ["legal actions: ["],
 }
 

@@ -153,6 +153,7 @@ SHORT = [  # what makes a documented command finish in seconds, its meaning kept
     (r"--iterations \d+", "--iterations 1"),
     (r"--seconds \d+", "--seconds 1"),
     (r"--minutes \d+", "--minutes 0.05"),
+    (r"--updates \d+", "--updates 2"),
 ]
 QUICK_RUN = "num_envs=8 rollout_steps=8 eval_games=2"
 """Overrides that make any training config's update and evaluations small."""
