@@ -15,10 +15,13 @@ so ``oracle - uniform`` bounds what belief-weighted determinizations can add.
 The oracle cheats: it exists only in this measurement, never as a player.
 ``--belief PATH`` adds a third, ``belief``: the same search dealing the opponent's
 hand by a :mod:`hanamikoji_env.belief` model (``psearch:belief=PATH``), so
-``belief - uniform`` is how much of that headroom the model takes.
+``belief - uniform`` is how much of that headroom the model takes.  ``--exact`` adds
+``exact``: the same search taking every deal where there are at most ``--samples``
+(``psearch:exact=1``), late in a round.  Each difference is printed with the number of games
+the two played to a different result (the pairs that carry it).
 
 Usage: ``python benchmarks/belief_headroom.py [--ckpt checkpoints/ppo_selfplay.pt]
-[--games 200] [--opponent search] [--seed 0] [--belief PATH] [--no-oracle]``  (one process; about 7 minutes at
+[--games 200] [--opponent search] [--seed 0] [--belief PATH] [--exact] [--no-oracle]``  (one process; about 7 minutes at
 the defaults on one core)
 """
 
@@ -85,6 +88,7 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=32)
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and the bots")
     parser.add_argument("--belief", help="a belief model: adds the search dealing by it")
+    parser.add_argument("--exact", action="store_true", help="adds the search taking every deal where few")
     parser.add_argument(
         "--no-oracle", action="store_true", help="leave the oracle out (its headroom measured before)"
     )
@@ -101,11 +105,13 @@ def main() -> None:
             players["belief"] = PolicySearchBot(
                 args.ckpt, seed=args.seed, samples=args.samples, belief=args.belief
             )
+        if args.exact:
+            players["exact"] = PolicySearchBot(args.ckpt, seed=args.seed, samples=args.samples, exact=1)
         if args.no_oracle:
             del players["oracle"]
     except (ValueError, OSError) as e:
         parser.error(str(e))
-    wins = dict.fromkeys(players, 0.0)
+    results: dict[str, list[float]] = {kind: [] for kind in players}
     with tqdm(total=args.games * len(players), unit="game") as bar:
         for deal in range(args.games // 2):
             deal_seed = args.seed * 1_000_003 + deal
@@ -117,18 +123,20 @@ def main() -> None:
                     opponent.reset(seed=2 * deal_seed + seat + 1)
                     pair = (bot, opponent) if seat == 0 else (opponent, bot)
                     mine = play(pair, deal_seed) * (1 if seat == 0 else -1)
-                    wins[kind] += 1.0 if mine > 0 else (0.5 if mine == 0 else 0.0)
+                    results[kind].append(1.0 if mine > 0 else (0.5 if mine == 0 else 0.0))
                     bar.update()
+    wins = {kind: sum(r) for kind, r in results.items()}
     print(
         f"{args.games} mirrored games against {args.opponent} (seed {args.seed}), psearch over {args.ckpt}:"
     )
     for kind, w in wins.items():
         low, high = wilson(w, args.games)
         print(f"  {kind:<8} {w / args.games:.3f}  [{low:.3f}, {high:.3f}]")
-    if "oracle" in wins:
-        print(f"  oracle - uniform: {(wins['oracle'] - wins['uniform']) / args.games:+.3f}")
-    if "belief" in wins:
-        print(f"  belief - uniform: {(wins['belief'] - wins['uniform']) / args.games:+.3f}")
+    for kind in [k for k in wins if k != "uniform"]:
+        differ = sum(a != b for a, b in zip(results[kind], results["uniform"], strict=True))
+        print(
+            f"  {kind} - uniform: {(wins[kind] - wins['uniform']) / args.games:+.3f} ({differ} games differ)"
+        )
 
 
 if __name__ == "__main__":

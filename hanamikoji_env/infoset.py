@@ -13,6 +13,8 @@ the draw pile).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -198,6 +200,58 @@ def determinized_rows(
                 "observation inconsistent: its unseen cards do not fill the places it cannot see"
             )
     return rows
+
+
+@njit(cache=True)
+def next_arrangement(a):
+    """``a`` rearranged into the next permutation in lexicographic order; False (and ``a``
+    sorted again) after the last.  Over a multiset: each distinct arrangement once."""
+    n = a.shape[0]
+    i = n - 2
+    while i >= 0 and a[i] >= a[i + 1]:
+        i -= 1
+    if i < 0:
+        a[:] = np.sort(a)
+        return False
+    j = n - 1
+    while a[j] <= a[i]:
+        j -= 1
+    a[i], a[j] = a[j], a[i]
+    lo, hi = i + 1, n - 1
+    while lo < hi:
+        a[lo], a[hi] = a[hi], a[lo]
+        lo += 1
+        hi -= 1
+    return True
+
+
+def deals(unseen: np.ndarray) -> int:
+    """How many distinct deals of the unseen cards (counts per geisha) there are: the
+    arrangements of that multiset, ``n! / prod(count!)``."""
+    counts = [int(c) for c in unseen]
+    return math.factorial(sum(counts)) // math.prod(math.factorial(c) for c in counts)
+
+
+def every_deal(vector: np.ndarray, n: int) -> np.ndarray | None:
+    """Every distinct deal of the cards the observation ``vector`` has not seen, as engine rows
+    (:func:`determinized_rows`' form), each ``n // count`` times so as to fill up to ``n`` rows,
+    if there are at most ``n`` of them (:func:`deals`); else None.  A mean over these rows is
+    the exact mean over the deals a uniform shuffle gives: each distinct order of the unseen
+    multiset is equally likely."""
+    v = np.ascontiguousarray(vector, dtype=np.float32)
+    unseen = np.clip(np.rint(v[O_UNSEEN : O_UNSEEN + NUM_GEISHAS]).astype(np.int64), 0, NUM_CARDS)
+    count = deals(unseen)
+    if count > n:
+        return None
+    order = np.repeat(np.arange(NUM_GEISHAS, dtype=np.int64), unseen)
+    rows = np.zeros((count, WIDTH), dtype=np.int32)
+    for i in range(count):
+        if not determinize_row(v, order, rows, i):
+            raise ValueError(
+                "observation inconsistent: its unseen cards do not fill the places it cannot see"
+            )
+        next_arrangement(order)
+    return np.repeat(rows, n // count, axis=0)
 
 
 def determinize(vector: np.ndarray, rng: np.random.Generator, round_limit: int | None = None) -> State:

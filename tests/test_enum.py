@@ -17,13 +17,12 @@ from hanamikoji_env.bots.enum import (
     LEAVES,
     MAX_LEAVES,
     EnumBot,
-    _next_permutation,
-    deals,
     enum_actions,
 )
 from hanamikoji_env.bots.enum_reference import LEAVES_OF, action, all_deals, candidates, exact_values
 from hanamikoji_env.bots.search import PLAN_WIDTH
 from hanamikoji_env.bots.spec import parse_player
+from hanamikoji_env.infoset import deals, next_arrangement
 from hanamikoji_env.observation import decode, encode
 from hanamikoji_env.training.config import Config
 
@@ -50,7 +49,7 @@ def test_deals_are_every_distinct_order_of_the_unseen_cards_once() -> None:
     assert [tuple(o) for o in orders] == expected and deals(np.array(unseen)) == len(expected) == 12
     a = np.array([0, 0, 2, 5], dtype=np.int64)
     compiled = [tuple(a)]
-    while _next_permutation(a):
+    while next_arrangement(a):
         compiled.append(tuple(a))
     assert compiled == expected and list(a) == [0, 0, 2, 5]  # sorted again after the last
 

@@ -7,14 +7,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import choice_positions
 
 from hanamikoji_env.bots import HeuristicBot, PolicyBot, SearchBot
 from hanamikoji_env.bots.heuristic import heuristic_actions
 from hanamikoji_env.bots.heuristic_reference import HeuristicReference
 from hanamikoji_env.bots.search import PLAN_WIDTH, search_actions
-from hanamikoji_env.infoset import determinize, determinized_rows
-from hanamikoji_env.observation import OBS_SIZE, encode
-from hanamikoji_env.rules import NUM_CARDS, Phase
+from hanamikoji_env.engine import C_HANDS, C_TRADEOFFS, state_from_row
+from hanamikoji_env.infoset import deals, determinize, determinized_rows, every_deal
+from hanamikoji_env.observation import O_UNSEEN, OBS_SIZE, encode
+from hanamikoji_env.rules import NUM_CARDS, NUM_GEISHAS, Phase
 from hanamikoji_env.vector import BatchEngine, random_actions
 
 CHECKPOINT = Path(__file__).parents[1] / "checkpoints" / "ppo_selfplay.pt"
@@ -125,6 +127,32 @@ def test_determinizations_are_consistent_with_the_observation() -> None:
         rows = determinized_rows(vector, rng, 4)
         differs += int(not (rows == rows[0]).all())
     assert differs > 300
+
+
+def test_every_deal_weighs_each_deal_as_a_shuffle_would() -> None:
+    """Where the unseen cards have at most ``n`` distinct orders, ``every_deal`` gives each order
+    ``n // count`` times, each consistent with the observation: a game then appears once per
+    order that deals it (the orders of the opponent's hand and of its Trade-off deal the same
+    game), as often as a uniform shuffle would deal it.  Above ``n``: None."""
+    rng, exact = np.random.default_rng(1), 0
+    orders = lambda counts: deals(np.asarray(counts))  # noqa: E731  (distinct orders of a multiset)
+    for vector, _ in choice_positions(400, seed=3, rate=0.2):  # all through the round
+        count = deals(np.rint(vector[O_UNSEEN : O_UNSEEN + NUM_GEISHAS]).astype(np.int64))
+        rows = every_deal(vector, 60)
+        assert (rows is None) == (count > 60)
+        if rows is None:
+            continue
+        exact += 1
+        assert len(rows) == count * (60 // count)
+        distinct, times = np.unique(rows, axis=0, return_counts=True)
+        for row, t in zip(distinct, times, strict=True):
+            assert np.array_equal(encode(state_from_row(row, None, None), 0), vector)
+            hand = row[C_HANDS + NUM_GEISHAS : C_HANDS + 2 * NUM_GEISHAS]
+            trade = row[C_TRADEOFFS + NUM_GEISHAS : C_TRADEOFFS + 2 * NUM_GEISHAS]
+            assert t == (60 // count) * orders(hand) * orders(trade)
+        drawn = {tuple(r) for r in determinized_rows(vector, rng, 200)}
+        assert drawn <= {tuple(r) for r in distinct}  # nothing a shuffle deals is missing
+    assert exact > 40
 
 
 def test_bad_batches_are_refused_naming_the_row() -> None:

@@ -66,6 +66,34 @@ def test_psearch_values_are_the_exact_values_of_last_turn_positions(tiny_policy,
     assert len(set(seen)) >= (2 if round_limit else 3)  # a round limit ends the game: only +-1, 0
 
 
+@pytest.mark.parametrize("round_limit", [None, 1])
+def test_psearch_with_exact_deals_values_a_rounds_last_move_exactly(tiny_policy, round_limit) -> None:
+    """At the round's last move (the Secret chosen last) only the opponent's Secret decides, and
+    it is each unseen card with the same chance.  With ``exact=1`` the search takes every deal,
+    so its values are that mean exactly, whatever its seed; drawn deals (``exact=0``) are not."""
+    mixed = sampled_off = 0
+    for k, position in enumerate(last_turn_positions(7, 40, SECRET, round_limit)):
+        state = position.state
+        opp = 1 - state.to_move
+        hidden = [state.secrets[opp], state.removed, *rules.cards_of(state.tradeoffs[opp])]
+        share = np.array([hidden.count(g) for g in sorted(set(hidden))]) / len(hidden)
+        sign = 1.0 if state.to_move == 0 else -1.0
+        outcomes = np.array(
+            [[sign * state_value(w) for w in position.finals[int(c)]] for c in position.candidates]
+        )
+        expected = outcomes @ share
+        vector = encode(state, state.to_move)
+        for seed in (k, k + 100):
+            bot = PolicySearchBot(tiny_policy, seed=seed, samples=24, exact=1, round_limit=round_limit)
+            np.testing.assert_allclose(
+                bot.q_values(vector, position.candidates), expected, rtol=0, atol=1e-12
+            )
+        drawn = PolicySearchBot(tiny_policy, seed=k, samples=24, round_limit=round_limit)
+        sampled_off += int(not np.allclose(drawn.q_values(vector, position.candidates), expected))
+        mixed += int((outcomes.max(axis=1) > outcomes.min(axis=1)).any())
+    assert mixed >= 10 and sampled_off >= 5  # the Secret matters, and drawn deals miss its mean
+
+
 def test_psearch_plays_the_best_score_among_the_policys_top_candidates(tiny_policy) -> None:
     """score = playout value + prior * log p over the `candidates` most likely legal actions."""
     differs = 0

@@ -39,8 +39,6 @@ batched or alone.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import njit
 
@@ -63,7 +61,7 @@ from hanamikoji_env.engine import (
     apply_one,
     legal,
 )
-from hanamikoji_env.infoset import determinize_row
+from hanamikoji_env.infoset import determinize_row, next_arrangement
 from hanamikoji_env.observation import (
     O_ROUND,
     O_SEL,
@@ -86,36 +84,6 @@ MAX_LEAVES = 7 * 1 + 21 * 1 + 35 * 3 + 35 * 6
 MAX_BUDGET = 1_000_000
 DEFAULT_SAMPLES, DEFAULT_BUDGET = 400, 30_000
 _SEQUENCE = 5  # a token and its 4 cards
-
-
-@njit(cache=True)
-def _next_permutation(a):
-    """``a`` rearranged into the next permutation in lexicographic order; False (and ``a``
-    sorted again) after the last.  Over a multiset: each distinct arrangement once."""
-    n = a.shape[0]
-    i = n - 2
-    while i >= 0 and a[i] >= a[i + 1]:
-        i -= 1
-    if i < 0:
-        a[:] = np.sort(a)
-        return False
-    j = n - 1
-    while a[j] <= a[i]:
-        j -= 1
-    a[i], a[j] = a[j], a[i]
-    lo, hi = i + 1, n - 1
-    while lo < hi:
-        a[lo], a[hi] = a[hi], a[lo]
-        lo += 1
-        hi -= 1
-    return True
-
-
-def deals(unseen: np.ndarray) -> int:
-    """How many distinct deals of the unseen cards (counts per geisha) there are: the
-    arrangements of that multiset, ``n! / prod(count!)``."""
-    counts = [int(c) for c in unseen]
-    return math.factorial(sum(counts)) // math.prod(math.factorial(c) for c in counts)
 
 
 @njit(cache=True)
@@ -215,7 +183,7 @@ def _evaluate(o, sequences, lengths, k, leaves, samples, budget, rng, round_limi
                 return False
             values[c] += _turn_value(work, t1, t2, u, round_limit, m, m1, m2)
         count += 1
-        more = _next_permutation(order) if exact else count < allowed
+        more = next_arrangement(order) if exact else count < allowed
     for c in range(k):
         values[c] /= count
     return True

@@ -29,9 +29,9 @@ from hanamikoji_env.actions import (
     TOKEN_SIZES,
     TRADEOFF,
 )
-from hanamikoji_env.bots.enum import DEFAULT_BUDGET, DEFAULT_SAMPLES, deals
+from hanamikoji_env.bots.enum import DEFAULT_BUDGET, DEFAULT_SAMPLES
 from hanamikoji_env.engine import state_from_row
-from hanamikoji_env.infoset import determinized_rows
+from hanamikoji_env.infoset import deals, determinized_rows
 from hanamikoji_env.observation import decode, turns_played
 from hanamikoji_env.rules import DRAW, NUM_GEISHAS, VALUES, Phase, State
 from hanamikoji_env.simulate import PLAYOUT_STEPS

@@ -28,8 +28,13 @@ on the same deals): prior 0 scored 0.47 (100 games, other deals), 0.05 0.64,
 playing out to the game's end instead of the round's was 2.5x slower and no
 stronger (without the prior, 100 games: 0.40 against 0.47).  ``samples`` is the budget.
 With ``belief`` (a :mod:`hanamikoji_env.belief` model) step 2 deals the opponent's hand by
-the belief's chances instead of uniformly.
-Tournament spec: ``psearch:ckpt=PATH[,samples=N,candidates=K,belief=PATH]``; needs torch.
+the belief's chances instead of uniformly.  With ``exact=1``, step 2 takes **every** distinct
+deal of the unseen cards once there are at most ``samples`` of them (late in a round), each
+``samples // count`` times with its own playout uniforms
+(:func:`~hanamikoji_env.infoset.every_deal`): the deal's part of the estimate is then exact,
+and only the playouts are sampled.  (A belief's weights have no exact form here: with both,
+the exact deal applies where it can, uniformly.)
+Tournament spec: ``psearch:ckpt=PATH[,samples=N,candidates=K,belief=PATH,exact=0|1]``; needs torch.
 """
 
 from __future__ import annotations
@@ -45,7 +50,7 @@ import numpy as np
 from hanamikoji_env.belief import BeliefNet, hand_odds, load_belief
 from hanamikoji_env.bots.base import Option
 from hanamikoji_env.bots.policy import PolicyGuidedBot
-from hanamikoji_env.infoset import determinized_rows
+from hanamikoji_env.infoset import determinized_rows, every_deal
 from hanamikoji_env.nn import PolicyNet, policy_probs, sample_actions
 from hanamikoji_env.simulate import PLAYOUT_STEPS, apply_sequences, play_out
 
@@ -61,6 +66,7 @@ class PolicySearchBot(PolicyGuidedBot):
         "samples": Option(int, 1, 4096),
         "candidates": Option(int, 1, 23),
         "belief": Option(str),
+        "exact": Option(int, 0, 1),
     }
 
     @classmethod
@@ -77,13 +83,17 @@ class PolicySearchBot(PolicyGuidedBot):
         prior: float = 0.1,
         round_limit: int | None = None,
         belief: str | Path | BeliefNet | None = None,
+        exact: int = 0,
     ) -> None:
         self.check_option("candidates", candidates)
         if isinstance(prior, bool) or not isinstance(prior, (int, float)) or not 0 <= prior < float("inf"):
             raise ValueError(f"prior must be a finite number >= 0, got {prior!r}")
         super().__init__(policy, seed, samples, round_limit)
+        self.check_option("exact", exact)
         self.candidates = candidates
         self.prior = float(prior)
+        self.exact = bool(exact)
+        """Every deal of the unseen cards where there are at most ``samples``."""
         self.belief = belief if belief is None or isinstance(belief, BeliefNet) else load_belief(belief)
         """Deals the opponent's hand by this belief (:mod:`hanamikoji_env.belief`); None: uniformly."""
 
@@ -108,6 +118,9 @@ class PolicySearchBot(PolicyGuidedBot):
         deal: Deal = determinized_rows
         if self.belief is not None:
             deal = partial(determinized_rows, hand_odds=hand_odds(self.belief, vector))
+        every = every_deal(vector, self.samples) if self.exact else None
+        if every is not None:
+            deal = lambda vector, rng, n: every  # noqa: E731
         return search_values(
             self.probs, vector[None], [candidates], self.rng, self.samples, self.round_limit, deal
         )[0]
@@ -115,15 +128,16 @@ class PolicySearchBot(PolicyGuidedBot):
     def __repr__(self) -> str:
         return (
             f"PolicySearchBot(samples={self.samples}, candidates={self.candidates}, "
-            f"prior={self.prior}, belief={self.belief is not None}, seed={self._seed})"
+            f"prior={self.prior}, belief={self.belief is not None}, exact={int(self.exact)}, seed={self._seed})"
         )
 
 
 Probs = Callable[[np.ndarray, np.ndarray], np.ndarray]
 """``probs(obs, mask)``: move probabilities per row (0 where illegal)."""
 Deal = Callable[[np.ndarray, np.random.Generator, int], np.ndarray]
-"""``deal(vector, rng, n)``: ``n`` engine rows consistent with the observation ``vector``
-(:func:`~hanamikoji_env.infoset.determinized_rows`)."""
+"""``deal(vector, rng, n)``: at most ``n`` engine rows consistent with the observation
+``vector`` (:func:`~hanamikoji_env.infoset.determinized_rows`: ``n`` drawn;
+:func:`~hanamikoji_env.infoset.every_deal`: every deal, where there are few)."""
 
 
 def candidate_moves(p: np.ndarray, mask: np.ndarray, k: int) -> np.ndarray:
@@ -149,26 +163,28 @@ def search_values(
     (expert iteration), where one position at a time would leave the network's batch small.
     ``deal(vector, rng, n)`` draws the determinizations (``benchmarks/belief_headroom.py``
     passes one that knows the opponent's cards)."""
-    n = samples
-    rows, firsts, sizes = [], [], []
-    uniforms = np.empty((len(vectors) * n, PLAYOUT_STEPS))
-    for b, (vector, cands) in enumerate(zip(vectors, candidates, strict=True)):
-        base = deal(vector, rng, n)
+    rows, draws, uniforms, bounds, dealt = [], [], [], [0], 0
+    for vector, cands in zip(vectors, candidates, strict=True):
+        base = deal(vector, rng, samples)  # n <= samples determinizations
+        n = len(base)
         block = np.tile(base, (len(cands), 1))  # row c * n + j: candidate c in determinization j
         apply_sequences(
             block, np.repeat(cands, n)[:, None], np.ones(len(cands) * n, dtype=np.int64), round_limit
         )
-        uniforms[b * n : (b + 1) * n] = rng.random((n, PLAYOUT_STEPS))
+        draws.append(dealt + np.tile(np.arange(n), len(cands)))  # row -> its determinization's uniforms
+        uniforms.append(rng.random((n, PLAYOUT_STEPS)))
         rows.append(block)
-        firsts.append(b * n)
-        sizes.append(len(cands))
-    draw = np.concatenate([first + np.tile(np.arange(n), k) for first, k in zip(firsts, sizes, strict=True)])
+        bounds.append(bounds[-1] + len(block))
+        dealt += n
+    draw, u = np.concatenate(draws), np.concatenate(uniforms)
 
     def choose(
         ids: np.ndarray, seats: np.ndarray, obs: np.ndarray, mask: np.ndarray, step: int
     ) -> np.ndarray:
-        return sample_actions(probs(obs, mask), uniforms[draw[ids], step])  # both seats: the policy
+        return sample_actions(probs(obs, mask), u[draw[ids], step])  # both seats: the policy
 
     values = play_out(np.concatenate(rows), choose, round_limit)
-    bounds = np.cumsum([0] + [k * n for k in sizes])
-    return [values[lo:hi].reshape(-1, n).mean(axis=1) for lo, hi in itertools.pairwise(bounds)]
+    return [
+        values[lo:hi].reshape(len(cands), -1).mean(axis=1)
+        for (lo, hi), cands in zip(itertools.pairwise(bounds), candidates, strict=True)
+    ]
