@@ -157,6 +157,8 @@ class Runner:
         obs, _ = self.envs.reset(seed=args.seed)
         self.obs = torch.as_tensor(obs)
         self.resetting = torch.zeros(args.num_envs, dtype=torch.bool)
+        self.gen = torch.Generator().manual_seed(args.seed + 2)
+        """The run's own generator: the learner's moves and the minibatches (no global state)."""
 
     def mask(self) -> torch.Tensor:
         return torch.as_tensor(np.stack(self.envs.call("action_masks")), dtype=torch.bool)
@@ -169,7 +171,7 @@ def collect(runner: Runner, agent: Agent, steps: int) -> Rollout:
     for _ in range(steps):
         obs, mask = runner.obs, runner.mask()
         dist = agent.policy(obs, mask)
-        action = dist.sample()
+        action = torch.multinomial(dist.probs, 1, generator=runner.gen).squeeze(1)
         next_obs, reward, terminated, truncated, _ = runner.envs.step(action.numpy())
         done = torch.as_tensor(terminated | truncated)
         step = (obs, mask, action, dist.log_prob(action), agent.value(obs),
@@ -194,7 +196,7 @@ def advantages(r: Rollout, gamma: float, lam: float) -> tuple[torch.Tensor, torc
 
 
 def update(agent: Agent, optimizer: torch.optim.Optimizer, r: Rollout, adv: torch.Tensor,
-           ret: torch.Tensor, args: Args) -> None:  # fmt: skip
+           ret: torch.Tensor, args: Args, gen: torch.Generator) -> None:  # fmt: skip
     """The clipped PPO loss over minibatches of the valid steps, ``update_epochs`` times."""
     valid = r.valid.flatten()
     obs, mask = r.obs.flatten(0, 1)[valid], r.mask.flatten(0, 1)[valid]
@@ -202,7 +204,7 @@ def update(agent: Agent, optimizer: torch.optim.Optimizer, r: Rollout, adv: torc
     adv, ret = adv.flatten()[valid], ret.flatten()[valid]
     size = max(1, len(action) // args.num_minibatches)
     for _ in range(args.update_epochs):
-        for idx in torch.randperm(len(action)).split(size):
+        for idx in torch.randperm(len(action), generator=gen).split(size):
             dist, new_value = agent.policy(obs[idx], mask[idx]), agent.value(obs[idx])
             ratio = (dist.log_prob(action[idx]) - logp[idx]).exp()
             a = (adv[idx] - adv[idx].mean()) / (adv[idx].std(unbiased=False) + 1e-8)
@@ -219,7 +221,7 @@ def update(agent: Agent, optimizer: torch.optim.Optimizer, r: Rollout, adv: torc
 def learn(args: Args) -> Iterator[Progress]:
     """Train from a random network; yields after each of ``args.updates`` updates."""
     args.check()
-    torch.manual_seed(args.seed)
+    torch.manual_seed(args.seed)  # the networks' initialisation only
     torch.set_num_threads(args.torch_threads)
     agent = Agent(OBS_SIZE, args.hidden)
     optimizer = torch.optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
@@ -229,7 +231,7 @@ def learn(args: Args) -> Iterator[Progress]:
             optimizer.param_groups[0]["lr"] = args.learning_rate * (1 - (u - 1) / args.updates)
         r = collect(runner, agent, args.num_steps)
         adv, ret = advantages(r, args.gamma, args.gae_lambda)
-        update(agent, optimizer, r, adv, ret, args)
+        update(agent, optimizer, r, adv, ret, args, runner.gen)
         if runner.frozen is not None and u % args.refresh == 0:
             runner.frozen.actor.load_state_dict(agent.actor.state_dict())
         decisions += int(r.valid.sum())

@@ -85,3 +85,17 @@ def test_it_learns_to_beat_random(tmp_path) -> None:
     results = run_tournament(players, 400, seed=1, workers=1, progress=False)
     (pair,) = [row for row in results["pairs"] if row["a"] == results["players"][0]]
     assert pair["win_rate"] > 0.56, pair  # 0.66 greedy after 300 updates (seed 0); random is 0.5
+
+
+def test_the_same_seed_trains_the_same_agent_whatever_the_caller_does_between_updates() -> None:
+    def weights(seed: int, meddle: bool) -> list[torch.Tensor]:
+        agent = None
+        for progress in learn(Args(seed=seed, num_envs=2, num_steps=32, updates=3, num_minibatches=2)):
+            agent = progress.agent
+            if meddle:  # the caller's own use of torch's global generator between updates
+                torch.rand(7)
+        return [t.clone() for t in agent.state_dict().values()]
+
+    first = weights(0, meddle=False)
+    assert all(torch.equal(a, b) for a, b in zip(first, weights(0, meddle=True), strict=True))
+    assert not all(torch.equal(a, b) for a, b in zip(first, weights(1, meddle=False), strict=True))
