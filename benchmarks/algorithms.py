@@ -474,10 +474,20 @@ def run_row(
     return result
 
 
+def climb(curve: Path, seconds: float) -> str:
+    """``"A → B"``: the curve's win rate against the heuristic at the snapshot nearest half of
+    ``seconds`` and at its last (the same 200-game measure), to show a row still climbing."""
+    with curve.open() as f:
+        points = [(float(r["seconds"]), float(r["vs_heuristic"])) for r in csv.DictReader(f)]
+    half = min(points, key=lambda p: abs(p[0] - seconds / 2))
+    return f"{half[1]:.2f} → {points[-1][1]:.2f}"
+
+
 def table(out: Path) -> str:
     """The markdown table of every ``result.json`` under ``out``."""
-    head = "| algorithm | budget | decisions | " + " | ".join(f"vs {o}" for o in OPPONENTS) + " | command |"
-    rows = [head, "|---" * (4 + len(OPPONENTS)) + "|"]
+    head = "| algorithm | budget | decisions | " + " | ".join(f"vs {o}" for o in OPPONENTS)
+    head += " | heuristic, half time → end (curve) | command |"
+    rows = [head, "|---" * (5 + len(OPPONENTS)) + "|"]
     for path in sorted(out.glob("*/result.json")):
         r = json.loads(path.read_text())
         cells = [
@@ -485,7 +495,8 @@ def table(out: Path) -> str:
             for s in (r["scores"][o] for o in OPPONENTS)
         ]
         command = f"`python benchmarks/algorithms.py --algo {r['algo']} --minutes {r['minutes']:g}`"
-        cells = [r["algo"], f"{r['minutes']:g} min", f"{r['decisions']:,}", *cells, command]
+        trend = climb(path.parent / "curve.csv", r["trained_seconds"])
+        cells = [r["algo"], f"{r['minutes']:g} min", f"{r['decisions']:,}", *cells, trend, command]
         rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows)
 

@@ -97,3 +97,13 @@ def test_a_row_already_run_is_not_overwritten(tmp_path) -> None:
     (tmp_path / "rows" / "ppo-v1").mkdir(parents=True)
     out = run("--algo", "ppo-v1", "--minutes", "0.01", "--out", "rows", cwd=tmp_path)
     assert out.returncode == 2 and "already holds a row" in out.stderr
+
+
+def test_the_table_shows_whether_a_row_was_still_climbing(tmp_path) -> None:
+    """The curve's score against the heuristic at the snapshot nearest half the training time,
+    then at the last one."""
+    curve = tmp_path / "curve.csv"
+    rows = [(60, 0.2), (800, 0.31), (1000, 0.35), (1790, 0.5)]
+    curve.write_text("seconds,vs_heuristic\n" + "".join(f"{s},{h}\n" for s, h in rows))
+    assert harness().climb(curve, 1900.0) == "0.35 → 0.50"
+    assert harness().climb(curve, 1600.0) == "0.31 → 0.50"
