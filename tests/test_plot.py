@@ -54,3 +54,26 @@ def test_what_is_not_a_curve_is_one_line(tmp_path, capsys, content: str | None, 
         main([str(run), "--out", str(tmp_path / "x.png")])
     assert exit_.value.code == 2 and message in capsys.readouterr().err
     assert not (tmp_path / "x.png").exists()
+
+
+def test_several_runs_get_a_colour_each_and_each_opponent_a_line_style(tmp_path) -> None:
+    import matplotlib.pyplot as plt
+
+    from hanamikoji_env.training.plot import figure
+
+    rows = ["600.0,10,100000,ppo,0.7,0.5", "1200.0,20,200000,ppo,0.8,0.6"]
+    runs = [run_folder(tmp_path, f"run{k}", rows) for k in range(12)]
+    fig = figure(read_curves(runs))
+    lines = [line for line in fig.axes[0].get_lines() if line.get_label().startswith("vs ")]
+    assert len(lines) == 12 * 2
+    colours = [line.get_color() for line in lines]
+    styles = [line.get_linestyle() for line in lines]
+    assert len({str(c) for c in colours[0::2]}) == 12  # a colour per run ...
+    assert colours[0::2] == colours[1::2]  # ... shared by its opponents
+    assert set(styles[0::2]) == {"-"} and set(styles[1::2]) == {"--"}  # a style per opponent
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert labels == [f"run{k}" for k in range(12)] + ["vs heuristic", "vs search"]
+    plt.close(fig)
+    one = figure(read_curves(runs[:1]))
+    assert len({str(line.get_color()) for line in one.axes[0].get_lines()[:2]}) == 2  # one run: by colour
+    plt.close(one)

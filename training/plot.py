@@ -4,7 +4,8 @@
     hanamikoji-plot runs/quick --columns heuristic search
 
 Each run's greedy win rates (the ``vs_*`` columns of its ``curve.csv``, draws half) against
-its wall time trained and against its learner decisions, a line per run and opponent.
+its wall time trained and against its learner decisions, a line per run and opponent: one run's
+opponents in colours; several runs, a colour per run and a line style per opponent.
 Training writes ``curve.png`` beside ``curve.csv`` with the same drawing after every evaluation.
 """
 
@@ -15,6 +16,7 @@ import csv
 import math
 import sys
 from pathlib import Path
+from typing import Any
 
 from hanamikoji_env.files import replace_atomically
 from hanamikoji_env.training.monitor import CURVE
@@ -60,38 +62,53 @@ def read_curves(run_dirs: list[Path], columns: list[str] | None = None) -> Curve
     return curves
 
 
-def draw(curves: Curves, out: Path) -> None:
-    """The curves on one figure, win rate against hours and against million decisions, as PNG."""
+STYLES = ["-", "--", ":", "-."]
+"""Line styles, one per opponent where several runs share the figure."""
+
+
+def figure(curves: Curves) -> Any:
+    """The matplotlib figure of :func:`draw`: one run's opponents in colours; several runs, a
+    colour per run and a line style per opponent, the legend beside the plots."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
-    styles = ["-", "--", ":", "-."]
-    for r, (run, opponents) in enumerate(curves.items()):
-        for o, (opponent, points) in enumerate(opponents.items()):
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True, layout="constrained")
+    several = len(curves) > 1
+    opponents = list(dict.fromkeys(o for per_run in curves.values() for o in per_run))
+    palette = plt.get_cmap("tab10" if len(curves) <= 10 else "tab20").colors
+    for r, per_run in enumerate(curves.values()):
+        for opponent, points in per_run.items():
             if not points:
                 continue
+            o = opponents.index(opponent)
+            color = palette[r % len(palette)] if several else f"C{o % 10}"
+            style = STYLES[o % len(STYLES)] if several else "-"
             hours, millions, rates = zip(*points, strict=True)
-            label = f"{run}: vs {opponent}" if len(curves) > 1 else f"vs {opponent}"
             for ax, x in zip(axes, (hours, millions), strict=True):
-                ax.plot(
-                    x,
-                    rates,
-                    styles[r % len(styles)],
-                    color=f"C{o % 10}",
-                    label=label,
-                    marker=".",
-                    markersize=3,
-                )
+                ax.plot(x, rates, style, color=color, marker=".", markersize=3, label=f"vs {opponent}")
     axes[0].set(xlabel="wall time trained (hours)", ylabel="greedy win rate (draws half)", ylim=(0, 1))
     axes[1].set(xlabel="learner decisions (millions)")
     for ax in axes:
         ax.axhline(0.5, color="grey", linewidth=0.5)
         ax.grid(alpha=0.3)
-    axes[1].legend(fontsize=7, loc="lower right")
-    fig.tight_layout()
+    if several:
+        handles = [Line2D([], [], color=palette[r % len(palette)], label=run) for r, run in enumerate(curves)]
+        handles += [Line2D([], [], color="black", linestyle=STYLES[o % len(STYLES)], label=f"vs {opponent}")
+                    for o, opponent in enumerate(opponents)]  # fmt: skip
+        fig.legend(handles=handles, fontsize=7, loc="outside right center")
+    else:
+        axes[1].legend(fontsize=7, loc="lower right")
+    return fig
+
+
+def draw(curves: Curves, out: Path) -> None:
+    """The curves on one figure, win rate against hours and against million decisions, as PNG."""
+    import matplotlib.pyplot as plt
+
+    fig = figure(curves)
     replace_atomically(out, lambda tmp: fig.savefig(tmp, format="png", dpi=100))
     plt.close(fig)
 
