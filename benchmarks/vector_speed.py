@@ -5,7 +5,7 @@ mask with ``random_actions``, vectorized) and, in the same run, for our AEC
 ``raw_env()`` and PettingZoo's ``leduc_holdem_v4`` through the normal
 ``agent_iter`` loop (the seed-once loop of ``env_speed.py``).  A decision is a
 step of a live agent (the AEC loop's final ``step(None)`` calls are not counted).
-Then the batch engine at N = 1024 and 4096 with observation version 2 (perfect
+Then the batch engine at N = 64, 256, 1024 and 4096 with observation version 2 (perfect
 recall, 669 floats a row) against version 1 in the same run: target at least 0.67x.
 
 Usage: ``python benchmarks/vector_speed.py [--seconds 3]`` (``bench`` extra for leduc).
@@ -57,7 +57,7 @@ def main() -> None:
                 f" >= 50x the AEC env ({'met' if rate >= 50 * aec else 'MISSED'})"
             )
     print(f"\n{'observation versions':<28}{'v1 decisions/s':>16}{'v2 decisions/s':>16}{'v2 / v1':>9}")
-    for n in (1024, 4096):
+    for n in (64, 256, 1024, 4096):
         v1, v2 = vector_rate(n, args.seconds, 1), vector_rate(n, args.seconds, 2)
         verdict = "met" if v2 >= 0.67 * v1 else "MISSED"
         print(
