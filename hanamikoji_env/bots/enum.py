@@ -10,7 +10,7 @@ one turn.  At each decision that has a choice, it
 2. deals the cards it has not seen to the places it cannot see (the opponent's hand,
    Secret and Trade-off, the removed card, the draw pile;
    :func:`~hanamikoji_env.infoset.determinize_row`): **every** distinct deal when there are
-   at most as many as its budget allows (:func:`deals`; late in a round there are a few
+   at most as many as its budget allows (:func:`~hanamikoji_env.infoset.deals`; late in a round there are a few
    dozen), else that many deals drawn at random;
 3. in every deal plays each candidate and the rest of the turn **best-responded**: the
    opponent answers a Gift or a Competition with the answer worst for the bot, and the bot
@@ -88,7 +88,7 @@ _SEQUENCE = 5  # a token and its 4 cards
 
 @njit(cache=True)
 def _deal_count(pool, n):
-    """:func:`deals` of the sorted ``pool[:n]``, as a float (capped far above any budget)."""
+    """:func:`~hanamikoji_env.infoset.deals` of the sorted ``pool[:n]``, as a float (capped far above any budget)."""
     total = 1.0
     run = 0
     for j in range(n):
