@@ -2,8 +2,36 @@
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
+
 import pytest
 import torch
+
+PACKAGE = Path(__file__).resolve().parents[1] / "hanamikoji_env"
+LAYOUT_SOURCES = ("engine.py", "observation.py", "actions.py", "rules.py")
+"""The modules whose constants (row columns, observation offsets, card and action ids) the
+compiled kernels everywhere else freeze in at compile time."""
+
+
+def purge_stale_kernels(package: Path = PACKAGE) -> bool:
+    """numba checks a cached kernel against its own file only: after an edit of the row or
+    observation layout, a kernel cached from another module would read the old columns (wrong
+    values, or a segfault).  So when a layout module changed since the last run, every cached
+    kernel goes; True if any did.  (A clean clone or an installed wheel has none to purge.)"""
+    digest = hashlib.sha256(b"".join((package / name).read_bytes() for name in LAYOUT_SOURCES)).hexdigest()
+    stamp = package / "__pycache__" / "layout.sha256"
+    if stamp.is_file() and stamp.read_text() == digest:
+        return False
+    cached = [*package.rglob("*.nbi"), *package.rglob("*.nbc")]
+    for path in cached:
+        path.unlink(missing_ok=True)
+    stamp.parent.mkdir(exist_ok=True)
+    stamp.write_text(digest)
+    return bool(cached)
+
+
+purge_stale_kernels()
 
 
 @pytest.fixture(autouse=True)
