@@ -30,6 +30,7 @@ from torch import nn
 
 from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.bots.mlp import save_mlp
+from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.observation import OBS_SIZE
 from hanamikoji_env.wrappers import SingleAgentEnv
 
@@ -72,6 +73,8 @@ class Args:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         if (self.num_envs * self.num_steps) % self.num_minibatches:
             raise ValueError("num_envs * num_steps must be a multiple of num_minibatches")
+        if self.opponent != "self":
+            parse_player(self.opponent)  # a one-line ValueError for an unknown player or a bad file
         return self
 
 

@@ -68,6 +68,8 @@ def test_the_exported_player_plays_the_actors_likeliest_legal_move(tmp_path) -> 
     [
         (["--num-envs", "0"], "num_envs must be at least 1, got 0"),
         (["--num-steps", "10", "--num-envs", "3"], "must be a multiple of num_minibatches"),
+        (["--opponent", "nosuchbot"], "unknown player 'nosuchbot'"),
+        (["--opponent", "ckpt:missing.pt"], "missing.pt"),
     ],
 )
 def test_bad_settings_are_one_line_errors(argv, message, capsys) -> None:
