@@ -137,3 +137,27 @@ def test_an_mlp_file_plays_as_its_torch_module(activation: str, module: type, tm
             e.step(int(random_actions(obs["action_mask"][None], rng)[0]))
     with pytest.raises(ValueError, match="activation must be one of"):
         save_mlp(tmp_path / "b.mlp", nets, "test", activation="gelu")
+
+
+def test_deep_cfr_traverses_in_a_thread_deep_enough_for_a_whole_game() -> None:
+    """Deep CFR recurses once per node down a whole game, past Python's default limit (a
+    30-minute row died of RecursionError): its traversals run in a deep thread."""
+    import sys
+
+    from hanamikoji_env.training.openspiel_learners import in_deep_thread
+
+    def down(n: int) -> int:
+        return 0 if n == 0 else 1 + down(n - 1)
+
+    limit, depth, out = sys.getrecursionlimit(), 50_000, []
+    with pytest.raises(RecursionError):
+        down(depth)
+    in_deep_thread(lambda: out.append(down(depth)))
+    assert out == [depth] and sys.getrecursionlimit() == limit
+
+    def fails() -> None:
+        raise ValueError("from the thread")
+
+    with pytest.raises(ValueError, match="from the thread"):
+        in_deep_thread(fails)
+    assert sys.getrecursionlimit() == limit

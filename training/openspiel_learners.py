@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -116,6 +118,37 @@ DEEP_CFR_SETTINGS: dict[str, Any] = {
 }
 
 
+DEEP_STACK = 1 << 30
+"""The stack of the thread Deep CFR traverses in, and :data:`DEEP_RECURSION` its Python
+recursion limit: a traversal is one recursive call per node down a whole game (several frames
+each, and a state's clone pickles recursively on top), far past Python's default 1,000."""
+DEEP_RECURSION = 200_000
+
+
+def in_deep_thread(fn: Callable[[], None]) -> None:
+    """Run ``fn`` in a thread with a :data:`DEEP_STACK` stack and the recursion limit raised,
+    re-raising what it raises; the limit is restored after."""
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            fn()
+        except BaseException as e:  # handed to the caller
+            failure.append(e)
+
+    limit, size = sys.getrecursionlimit(), threading.stack_size(DEEP_STACK)
+    sys.setrecursionlimit(DEEP_RECURSION)
+    try:
+        worker = threading.Thread(target=run, name="deep-cfr")
+        worker.start()
+        worker.join()
+    finally:
+        threading.stack_size(size)
+        sys.setrecursionlimit(limit)
+    if failure:
+        raise failure[0]
+
+
 class DeadlineError(Exception):
     """Raised inside a traversal when the time is up."""
 
@@ -144,7 +177,10 @@ class DeepCFRLearner:
 
     def train_until(self, deadline: float) -> None:
         self.deadline = deadline
-        s = self.solver
+        in_deep_thread(self._train)
+
+    def _train(self) -> None:
+        s, deadline = self.solver, self.deadline
         try:
             while time.perf_counter() < deadline:
                 for p in (0, 1):
