@@ -374,7 +374,7 @@ def openspiel(name: str) -> Algo:
         start, snapshots = time.perf_counter(), []
         while not snapshots or time.perf_counter() < budget.deadline:  # at least one, whatever set-up took
             run.train_until(min(budget.deadline, time.perf_counter() + budget.every))
-            done = next(iter(run.progress().values()))
+            done = run.progress()[run.unit]
             path = save(time.perf_counter() - start, done).with_suffix(".mlp")
             run.save(path)
             snapshots.append(Snapshot(f"ckpt:{path}", time.perf_counter() - start, done))

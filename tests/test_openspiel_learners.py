@@ -161,3 +161,17 @@ def test_deep_cfr_traverses_in_a_thread_deep_enough_for_a_whole_game() -> None:
     with pytest.raises(ValueError, match="from the thread"):
         in_deep_thread(fails)
     assert sys.getrecursionlimit() == limit
+
+
+def test_each_learner_counts_its_work_in_its_declared_unit() -> None:
+    """The algorithm table's "decisions" of an OpenSpiel row is ``progress()[unit]``: ESCHER's
+    are the states it touched, not its iterations (a 30-minute row once reported 27)."""
+    extra("pyspiel", reason="the openspiel extra is not installed")
+    from hanamikoji_env.training.openspiel_learners import LEARNERS, learner
+
+    units = {}
+    for name in LEARNERS:
+        run = learner(name, seed=0)
+        assert run.unit in run.progress(), name
+        units[name] = run.unit
+    assert units == {"nfsp": "decisions", "deep-cfr": "nodes", "escher": "states"}

@@ -75,6 +75,8 @@ class NFSPLearner:
     """Both seats' NFSP agents on ``rl_environment``, trained in chunks (:meth:`train_until`)."""
 
     settings = NFSP_SETTINGS
+    unit = "decisions"
+    """The :meth:`progress` key that counts its work (the algorithm table's "decisions")."""
 
     def __init__(self, seed: int = 0, round_limit: int | None = None) -> None:
         from open_spiel.python import rl_environment
@@ -158,6 +160,7 @@ class DeepCFRLearner:
     (and counted unfinished) when the time is up."""
 
     settings = DEEP_CFR_SETTINGS
+    unit = "nodes"
 
     def __init__(self, seed: int = 0, round_limit: int | None = None) -> None:
         from open_spiel.python.pytorch import deep_cfr
@@ -222,6 +225,7 @@ class ESCHERLearner:
     deadline, then the average policy trained on what they gathered."""
 
     settings = ESCHER_SETTINGS
+    unit = "states"
 
     def __init__(self, seed: int = 0, round_limit: int | None = None) -> None:
         from open_spiel.python.pytorch import escher
@@ -262,7 +266,7 @@ LEARNERS: dict[str, Callable[..., Any]] = {
     "deep-cfr": DeepCFRLearner,
     "escher": ESCHERLearner,
 }
-"""The learners that run: name -> class (``train_until``, ``save``, ``progress``)."""
+"""The learners that run: name -> class (``train_until``, ``save``, ``progress``, ``unit``)."""
 ALGOS = (*LEARNERS, *UNRUNNABLE)
 
 
