@@ -117,7 +117,7 @@ def test_elo_intervals_cover_the_fit_and_narrow_with_more_games() -> None:
         ("sampled:ckpt=/no/such/file.pt", "does not exist"),
         (
             "psearch:samples=8",
-            r"psearch needs a checkpoint: psearch:ckpt=PATH\[,samples=N,candidates=N,belief=PATH\]",
+            r"psearch needs a checkpoint: psearch:ckpt=PATH\[,samples=N,candidates=N,belief=PATH,exact=N\]",
         ),
         ("psearch:ckpt=pretrained,belief=nothing-here.pt", "nothing-here.pt does not exist"),
         ("psearch:ckpt=/no/such/file.pt", "does not exist"),
