@@ -115,12 +115,12 @@ class PolicySearchBot(PolicyGuidedBot):
     def q_values(self, vector: np.ndarray, candidates: np.ndarray) -> np.ndarray:
         """Mean round-end value (:func:`~hanamikoji_env.simulate.round_values`) of each candidate
         action for the player to move, over the same determinizations and uniforms."""
-        deal: Deal = determinized_rows
-        if self.belief is not None:
-            deal = partial(determinized_rows, hand_odds=hand_odds(self.belief, vector))
         every = every_deal(vector, self.samples) if self.exact else None
-        if every is not None:
+        deal: Deal = determinized_rows
+        if every is not None:  # the belief's network is not asked: its odds would go unused
             deal = lambda vector, rng, n: every  # noqa: E731
+        elif self.belief is not None:
+            deal = partial(determinized_rows, hand_odds=hand_odds(self.belief, vector))
         return search_values(
             self.probs, vector[None], [candidates], self.rng, self.samples, self.round_limit, deal
         )[0]
