@@ -2,7 +2,7 @@
 core, its snapshots scored along the way, the last one against four opponents.
 
     python benchmarks/algorithms.py --algo ppo-v2 --minutes 30          # one row (runs/algorithms/ppo-v2)
-    python benchmarks/algorithms.py --table runs/algorithms             # the table of every row run
+    python benchmarks/algorithms.py --table runs/algorithms [MORE ...]  # the table of every row run
     hanamikoji-plot runs/algorithms/* --columns heuristic --out curves.png   # their curves, one figure
 
 A row trains in this process with one torch thread, in chunks, until ``--minutes`` of wall time
@@ -60,6 +60,10 @@ class Budget:
 
     deadline: float
     every: float
+
+    def due(self, now: float, last: float) -> bool:
+        """A snapshot is due at ``now``: ``every`` seconds since the ``last``, or the deadline."""
+        return now - last >= self.every or now >= self.deadline
 
 
 Save = Callable[[float, int], Path]
@@ -285,7 +289,7 @@ def tianshou_chunks(
     while not snapshots or time.perf_counter() < budget.deadline:  # at least one, whatever set-up took
         algorithm.run_training(params)
         steps += params.epoch_num_steps
-        if time.perf_counter() - last >= budget.every or time.perf_counter() >= budget.deadline:
+        if budget.due(time.perf_counter(), last):
             last = time.perf_counter()
             path = save(last - start, steps).with_suffix(".mlp")
             export(path)
@@ -351,7 +355,7 @@ def cleanrl_train(folder: Path, budget: Budget, seed: int, save: Save) -> list[S
     snapshots: list[Snapshot] = []
     for progress in learn(Args(seed=seed, updates=10**9)):
         now = time.perf_counter()
-        if now - last >= budget.every or now >= budget.deadline:
+        if budget.due(now, last):
             last = now
             path = save(now - start, progress.decisions).with_suffix(".mlp")
             export(progress.agent, path)
@@ -483,13 +487,14 @@ def climb(curve: Path, seconds: float) -> str:
     return f"{half[1]:.2f} → {points[-1][1]:.2f}"
 
 
-def table(out: Path) -> str:
-    """The markdown table of every ``result.json`` under ``out``."""
+def table(*outs: Path) -> str:
+    """The markdown table of every ``result.json`` under the folders ``outs``, by row, then
+    budget (a row run again for longer, e.g. still climbing, is a line of its own)."""
     head = "| algorithm | budget | decisions | " + " | ".join(f"vs {o}" for o in OPPONENTS)
     head += " | heuristic, half time → end (curve) | command |"
     rows = [head, "|---" * (5 + len(OPPONENTS)) + "|"]
-    for path in sorted(out.glob("*/result.json")):
-        r = json.loads(path.read_text())
+    results = [(path, json.loads(path.read_text())) for out in outs for path in out.glob("*/result.json")]
+    for path, r in sorted(results, key=lambda pr: (pr[1]["algo"], pr[1]["minutes"])):
         cells = [
             f"{s['win_rate']:.3f} [{s['ci95'][0]:.3f}, {s['ci95'][1]:.3f}]"
             for s in (r["scores"][o] for o in OPPONENTS)
@@ -510,10 +515,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--curve-games", type=int, default=200, help="games per curve point and opponent")
     parser.add_argument("--points", type=int, default=8, help="snapshots over the budget (about)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--table", type=Path, metavar="OUT", help="print the table of the rows in OUT")
+    parser.add_argument(
+        "--table", type=Path, nargs="+", metavar="OUT", help="print the table of the rows in these folders"
+    )
     args = parser.parse_args(argv)
     if args.table is not None:
-        print(table(args.table))
+        print(table(*args.table))
         return
     if args.algo is None:
         parser.error("give --algo NAME (one of " + ", ".join(sorted(ALGOS)) + ") or --table OUT")

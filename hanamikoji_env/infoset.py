@@ -158,6 +158,11 @@ def determinize_row(o, pool, s, i):
     return True
 
 
+def unseen_counts(vector: np.ndarray) -> np.ndarray:
+    """The observation's count of unseen cards per geisha (int64, each clipped to a deck's)."""
+    return np.clip(np.rint(vector[O_UNSEEN : O_UNSEEN + NUM_GEISHAS]).astype(np.int64), 0, NUM_CARDS)
+
+
 def determinized_rows(
     vector: np.ndarray,
     rng: np.random.Generator,
@@ -176,9 +181,8 @@ def determinized_rows(
     v = np.ascontiguousarray(vector, dtype=np.float32)
     if v.shape != (OBS_SIZE,):
         raise ValueError(f"an observation vector has shape ({OBS_SIZE},), got {v.shape}")
-    unseen = np.rint(v[O_UNSEEN : O_UNSEEN + NUM_GEISHAS]).astype(np.int64)
     first = np.asarray(known, dtype=np.int64)
-    rest = np.clip(unseen, 0, NUM_CARDS) - np.bincount(first, minlength=NUM_GEISHAS)
+    rest = unseen_counts(v) - np.bincount(first, minlength=NUM_GEISHAS)
     if (rest < 0).any():
         raise ValueError(f"the known cards {list(known)} are not all among the unseen ones")
     pool = np.repeat(np.arange(NUM_GEISHAS, dtype=np.int64), rest)
@@ -239,7 +243,7 @@ def every_deal(vector: np.ndarray, n: int) -> np.ndarray | None:
     the exact mean over the deals a uniform shuffle gives: each distinct order of the unseen
     multiset is equally likely."""
     v = np.ascontiguousarray(vector, dtype=np.float32)
-    unseen = np.clip(np.rint(v[O_UNSEEN : O_UNSEEN + NUM_GEISHAS]).astype(np.int64), 0, NUM_CARDS)
+    unseen = unseen_counts(v)
     count = deals(unseen)
     if count > n:
         return None

@@ -111,3 +111,31 @@ def test_the_table_shows_whether_a_row_was_still_climbing(tmp_path) -> None:
     curve.write_text("seconds,vs_heuristic\n" + "".join(f"{s},{h}\n" for s, h in rows))
     assert harness().climb(curve, 1900.0) == "0.35 → 0.50"
     assert harness().climb(curve, 1600.0) == "0.31 → 0.50"
+
+
+def test_a_snapshot_is_due_every_interval_and_at_the_deadline() -> None:
+    budget = harness().Budget(deadline=100.0, every=30.0)
+    assert not budget.due(now=29.0, last=0.0)
+    assert budget.due(now=30.0, last=0.0)
+    assert budget.due(now=100.0, last=90.0)  # the deadline, however recent the last one
+    assert not budget.due(now=99.0, last=90.0)
+
+
+def test_the_table_lists_a_row_run_again_for_longer_on_a_line_of_its_own(tmp_path) -> None:
+    algorithms = harness()
+    score = {"win_rate": 0.5, "ci95": [0.4, 0.6]}
+    for folder, minutes, decisions in [("long", 90, 3000), ("rows", 30, 1000), ("rows2", 30, 2000)]:
+        row = tmp_path / folder / ("ppo-v2" if folder != "rows2" else "ppo-v1")
+        row.mkdir(parents=True)
+        (row / "curve.csv").write_text("seconds,vs_heuristic\n10,0.1\n20,0.2\n")
+        result = {"algo": row.name, "minutes": minutes, "decisions": decisions, "trained_seconds": 20.0}
+        (row / "result.json").write_text(
+            json.dumps(result | {"scores": dict.fromkeys(algorithms.OPPONENTS, score)})
+        )
+    lines = algorithms.table(tmp_path / "rows", tmp_path / "long", tmp_path / "rows2").splitlines()[2:]
+    assert [line.split(" | ")[:3] for line in lines] == [
+        ["| ppo-v1", "30 min", "2,000"],
+        ["| ppo-v2", "30 min", "1,000"],
+        ["| ppo-v2", "90 min", "3,000"],
+    ]
+    assert "--algo ppo-v2 --minutes 90`" in lines[2]
