@@ -7,15 +7,17 @@ Prints, each with its Wilson 95% interval and the target it is held to:
    ``--seeds`` seed (targets 0.965, 0.85, 0.62 on every seed);
 2. with ``--baseline PATH``: the agent against that checkpoint head to head
    (target: lower bound above 0.5);
-3. ``psearch:ckpt=PATH,samples=N`` against the agent alone and against
-   ``search``, ``--psearch-games`` mirrored games each (targets 0.62 and 0.72),
-   and its milliseconds per searched decision (a decision with a choice)
-   over ``--timing-games`` games in this process (target: median at most 100 ms);
+3. ``psearch:ckpt=PATH,samples=N`` (plus ``--psearch-options``, e.g. ``value=1``) against
+   the ``--psearch-opponents``: the agent alone, ``search`` and the held-out ``enum``,
+   ``--psearch-games`` mirrored games each (targets 0.66, 0.72 and 0.92), and its
+   milliseconds per searched decision (a decision with a choice) over ``--timing-games``
+   games in this process (target: median at most 100 ms);
 4. with ``--exploit-decisions N``: ``python -m training.exploit`` on the agent
    with that budget (target: the exploiter wins at most 0.55).
 
 Usage: ``python benchmarks/agent_strength.py [--ckpt checkpoints/ppo_selfplay.pt] [--games 2000]
-[--seeds 0 1] [--baseline PATH] [--psearch-games 1000] [--samples 32] [--timing-games 20]
+[--seeds 0 1] [--baseline PATH] [--psearch-games 1000] [--samples 32] [--psearch-options K=V,...]
+[--psearch-opponents agent search enum] [--timing-games 20]
 [--exploit-decisions 0] [--workers N] [--skip-agent] [--skip-psearch]``.  On 2 cores the agent's
 part takes about 50 s per seed (the compiled bots, batched; it took 11 minutes before), the
 psearch part 36 minutes at the defaults, the exploiter about 35 minutes of training per 10M
@@ -36,7 +38,9 @@ from hanamikoji_env.bots.spec import PlayerSpec, parse_player
 from hanamikoji_env.tournament import run_tournament
 
 AGENT_TARGETS = {"random": 0.965, "heuristic": 0.85, "search": 0.62}
-PSEARCH_TARGETS = {"agent": 0.62, "search": 0.72}
+PSEARCH_TARGETS = {"agent": 0.66, "search": 0.72, "enum": 0.92}
+"""PolicySearchBot's bars: over the agent, against it alone and against the held-out enumeration
+bot (the league issue's), and against SearchBot (the issue before it)."""
 MAX_MEDIAN_MS = 100.0
 MAX_EXPLOITER = 0.55
 
@@ -56,13 +60,14 @@ def duel(a: PlayerSpec, b: PlayerSpec, games: int, seed: int, workers: int | Non
     return run_tournament([a, b], games, seed, workers, first_only=True)["pairs"][0]
 
 
-def psearch_timing(ckpt: str, samples: int, games: int, seed: int = 0) -> np.ndarray:
-    """Milliseconds per PolicySearchBot decision with a choice, in games against the agent, one
-    thread (as in a tournament worker)."""
+def psearch_timing(spec: PlayerSpec, ckpt: str, games: int, seed: int = 0) -> np.ndarray:
+    """Milliseconds per decision with a choice of PolicySearchBot (``spec``), in games against
+    the agent (``ckpt``), one thread (as in a tournament worker)."""
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        bot, agent = PolicySearchBot(ckpt, seed=seed, samples=samples), PolicyBot(ckpt)
+        bot, agent = spec.make(seed), PolicyBot(ckpt)
+        assert isinstance(bot, PolicySearchBot)
         timed = timed_decisions(bot, agent, games, first_deal=20_000)
         return np.array([ms for obs, ms in timed if obs["action_mask"].sum() > 1])
     finally:
@@ -77,6 +82,12 @@ def main() -> None:
     parser.add_argument("--baseline", help="a checkpoint the agent must beat head to head")
     parser.add_argument("--psearch-games", type=int, default=1000)
     parser.add_argument("--samples", type=int, default=32, help="PolicySearchBot's samples")
+    parser.add_argument(
+        "--psearch-options", default="", help="more PolicySearchBot options, e.g. value=1,exact=1"
+    )
+    parser.add_argument(
+        "--psearch-opponents", nargs="+", choices=sorted(PSEARCH_TARGETS), default=list(PSEARCH_TARGETS)
+    )
     parser.add_argument("--timing-games", type=int, default=20)
     parser.add_argument("--exploit-decisions", type=int, default=0, help="0: no exploiter")
     parser.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
@@ -85,7 +96,8 @@ def main() -> None:
     args = parser.parse_args()
     try:
         agent = parse_player(f"ckpt:{args.ckpt}")
-        psearch = parse_player(f"psearch:ckpt={args.ckpt},samples={args.samples}")
+        extra = f",{args.psearch_options}" if args.psearch_options else ""
+        psearch = parse_player(f"psearch:ckpt={args.ckpt},samples={args.samples}{extra}")
         baseline = parse_player(f"ckpt:{args.baseline}") if args.baseline else None
     except ValueError as e:
         parser.error(str(e))
@@ -103,12 +115,13 @@ def main() -> None:
             ok = pair["ci95"][0] > 0.5
             met.append(report(f"agent vs {args.baseline}", pair, "lower bound > 0.5", ok))
     if not args.skip_psearch:
-        print(f"psearch (samples={args.samples}) over {args.ckpt}, seed {args.seeds[0]}:")
-        for name, opponent in (("agent", agent), ("search", parse_player("search"))):
+        print(f"{psearch.text}, seed {args.seeds[0]}:")
+        for name in args.psearch_opponents:
+            opponent = agent if name == "agent" else parse_player(name)
             pair = duel(psearch, opponent, args.psearch_games, args.seeds[0], args.workers)
             target = PSEARCH_TARGETS[name]
             met.append(report(f"psearch vs {name}", pair, f">= {target}", pair["win_rate"] >= target))
-        ms = psearch_timing(args.ckpt, args.samples, args.timing_games)
+        ms = psearch_timing(psearch, args.ckpt, args.timing_games)
         ok = float(np.median(ms)) <= MAX_MEDIAN_MS
         print(
             f"  psearch time per decision with a choice over {len(ms)} decisions: median "

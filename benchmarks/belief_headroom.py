@@ -17,11 +17,13 @@ The oracle cheats: it exists only in this measurement, never as a player.
 hand by a :mod:`hanamikoji_env.belief` model (``psearch:belief=PATH``), so
 ``belief - uniform`` is how much of that headroom the model takes.  ``--exact`` adds
 ``exact``: the same search taking every deal where there are at most ``--samples``
-(``psearch:exact=1``), late in a round.  Each difference is printed with the number of games
+(``psearch:exact=1``), late in a round.  ``--value`` adds ``value``: the same search valuing a
+round that leaves the game going by the markers plus the policy's value head at the next round
+(``psearch:value=1``).  Each difference is printed with the number of games
 the two played to a different result (the pairs that carry it).
 
 Usage: ``python benchmarks/belief_headroom.py [--ckpt checkpoints/ppo_selfplay.pt]
-[--games 200] [--opponent search] [--seed 0] [--belief PATH] [--exact] [--no-oracle]``  (one process; about 7 minutes at
+[--games 200] [--opponent search] [--seed 0] [--belief PATH] [--exact] [--value] [--no-oracle]``  (one process; about 7 minutes at
 the defaults on one core)
 """
 
@@ -89,6 +91,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and the bots")
     parser.add_argument("--belief", help="a belief model: adds the search dealing by it")
     parser.add_argument("--exact", action="store_true", help="adds the search taking every deal where few")
+    parser.add_argument("--value", action="store_true", help="adds the search with value-head leaves")
     parser.add_argument(
         "--no-oracle", action="store_true", help="leave the oracle out (its headroom measured before)"
     )
@@ -107,6 +110,8 @@ def main() -> None:
             )
         if args.exact:
             players["exact"] = PolicySearchBot(args.ckpt, seed=args.seed, samples=args.samples, exact=1)
+        if args.value:
+            players["value"] = PolicySearchBot(args.ckpt, seed=args.seed, samples=args.samples, value=1)
         if args.no_oracle:
             del players["oracle"]
     except (ValueError, OSError) as e:

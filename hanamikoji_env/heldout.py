@@ -9,7 +9,7 @@ it over every bundled config.  A checkpoint is recognised by its content, not it
 so a copy of a held-out file under another name is refused too.
 
 :data:`HELD_OUT` lists them, each with why it is there; :func:`heldout_specs` gives the
-player specs to evaluate against (``benchmarks/agent_strength.py --heldout``), and
+player specs to evaluate against (``benchmarks/heldout.py``), and
 :data:`FAST` the members cheap enough for a training run's periodic evaluation
 (``eval_heldout: true``: the curve's ``vs_heldout`` column).
 """

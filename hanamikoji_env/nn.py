@@ -477,6 +477,13 @@ def policy_probs(model: PolicyNet, obs: np.ndarray, mask: np.ndarray) -> np.ndar
     return masked_probs(logits.numpy().astype(np.float64))
 
 
+@torch.no_grad()
+def policy_values(model: PolicyNet, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``model``'s value head per row (each row's own player's view), float64."""
+    _, values = model(torch.as_tensor(obs, dtype=torch.float32), torch.as_tensor(mask))
+    return values.numpy().astype(np.float64)
+
+
 def sample_actions(probs: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     """Per row of ``probs`` ``[B, A]``, the action at ``uniforms[i]`` in [0, 1) by inverse CDF
     (action ``a`` owns ``[cdf[a-1], cdf[a])``); only actions of probability > 0 are ever picked,

@@ -155,9 +155,11 @@ def play_out(
     to_game_end: bool = False,
     dealer: Dealer | None = None,
     max_steps: int = PLAYOUT_STEPS,
+    score: Callable[[np.ndarray], np.ndarray] = round_values,
 ) -> np.ndarray:
     """Play every row on with ``choose``'s moves (each checked legal) and return seat 0's value
-    of each: until its round is scored, valued by :func:`round_values`; or, with
+    of each: until its round is scored, valued by ``score`` (:func:`round_values`, or e.g.
+    PolicySearchBot's value-head leaves; given the rows just scored); or, with
     ``to_game_end``, until its game ends, valued by its final return, the next rounds dealt by
     ``dealer`` (one game per row, its scripted decks by round).  ``rows`` is consumed.
     ``RuntimeError`` if a row is still playing after ``max_steps`` moves."""
@@ -177,7 +179,7 @@ def play_out(
             value[ids[over]] = final_returns_of(rows[over])[:, 0]
         else:
             over = phase >= ROUND_OVER
-            value[ids[over]] = round_values(rows[over])
+            value[ids[over]] = score(rows[over])
         if over.any():  # finished: keep the value, drop the row
             keep = ~over
             rows, ids = rows[keep], ids[keep]

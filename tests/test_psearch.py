@@ -13,9 +13,15 @@ from helpers import ExactPosition, choice_positions, last_turn_positions
 
 from hanamikoji_env import rules
 from hanamikoji_env.actions import SECRET, TRADEOFF
-from hanamikoji_env.bots.psearch import PolicySearchBot
-from hanamikoji_env.nn import PolicyNet
-from hanamikoji_env.observation import encode
+from hanamikoji_env.bots import psearch
+from hanamikoji_env.bots.psearch import PolicySearchBot, continuation_values
+from hanamikoji_env.bots.rollout import RolloutBot
+from hanamikoji_env.bots.spec import parse_player
+from hanamikoji_env.engine import C_MARKERS, C_PHASE, C_ROUND, C_STARTER, ROUND_OVER
+from hanamikoji_env.infoset import determinized_rows
+from hanamikoji_env.nn import PolicyNet, save_checkpoint
+from hanamikoji_env.observation import O_HAND, O_ROUND, O_STARTED, encode
+from hanamikoji_env.simulate import PLAYOUT_STEPS, playout, round_values
 
 
 @pytest.fixture
@@ -182,3 +188,132 @@ def test_psearch_told_the_opponents_cards_values_the_true_position_exactly(tiny_
         vector = encode(state, state.to_move)
         np.testing.assert_allclose(bot.q_values(vector, position.candidates), exact, rtol=0, atol=1e-12)
     assert decided_by_secret >= 5  # positions where uniform deals could not know the value
+
+
+def scored_rows(n: int, seed: int) -> np.ndarray:
+    """Engine rows just scored: random positions' determinizations played to their round's end
+    by uniform moves; some end the game there, most go on."""
+    rng = np.random.default_rng(seed)
+    rows = np.concatenate([determinized_rows(v, rng, 4) for v, _ in choice_positions(n // 4, seed=seed)])
+    playout(rows, rng.random((len(rows), PLAYOUT_STEPS)), None)
+    return rows
+
+
+def test_value_leaves_add_the_value_heads_estimate_to_the_markers_potential(monkeypatch) -> None:
+    """With ``value=1`` a round that leaves the game going is worth the markers' lead potential
+    (``shaping * lead / 2``, unclipped, as training paid it) plus half the difference of the two
+    seats' value heads at the next round's start (a bias both share cancels); a game over keeps
+    its result.  The head here: 0.5 from the view of the next round's starter, 0.1 from the
+    other's."""
+    monkeypatch.setattr(psearch, "policy_values", lambda model, obs, mask: 0.1 + 0.4 * obs[:, O_STARTED])
+    rows = scored_rows(240, seed=3)
+    markers = rows[:, C_MARKERS : C_MARKERS + rules.NUM_GEISHAS]
+    values = np.array(rules.VALUES)
+    points = ((markers == 0) * values).sum(1) - ((markers == 1) * values).sum(1)
+    geishas = (markers == 0).sum(1) - (markers == 1).sum(1)
+    potential = 4.0 * 0.5 * (points / 11.0 + geishas / 4.0)
+    next_starter = 1 - rows[:, C_STARTER]  # the starting player alternates every round
+    going = rows[:, C_PHASE] == ROUND_OVER
+    expected = np.where(
+        going,
+        np.clip(np.where(next_starter == 0, 0.2, -0.2) + potential, -1.0, 1.0),
+        round_values(rows.copy()),
+    )
+    got = continuation_values(rows.copy(), PolicyNet(hidden=16, layers=1), 4.0, np.random.default_rng(0))
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-6)
+    assert going.sum() >= 100 and (~going).sum() >= 1  # games going on and games over
+    assert set(next_starter[going]) == {0, 1} and (np.abs(potential[going]) > 1.2).any()  # signs, clip
+    assert set(got[~going]) <= {-1.0, 0.0, 1.0}
+
+
+def test_value_leaves_read_the_next_rounds_first_decision(monkeypatch) -> None:
+    """The value heads see the next round's first decision from both seats: a fresh hand of
+    seven for its starter (six dealt, one drawn) with every token to choose, six for the other
+    (not on move), the round number one on."""
+    rows = scored_rows(80, seed=5)
+    going = rows[:, C_PHASE] == ROUND_OVER
+    seen = []
+
+    def spy(model, obs, mask):
+        seen.append((obs.copy(), mask.copy()))
+        return np.zeros(len(obs))
+
+    monkeypatch.setattr(psearch, "policy_values", spy)
+    continuation_values(rows.copy(), PolicyNet(hidden=16, layers=1), 1.0, np.random.default_rng(0))
+    ((obs, mask),) = seen
+    n = going.sum()
+    assert len(obs) == 2 * n
+    starter = np.concatenate([1 - rows[going, C_STARTER] == 0, 1 - rows[going, C_STARTER] == 1])
+    assert (obs[:, O_STARTED] == starter).all()  # seat 0's views, then seat 1's
+    hand = obs[:, O_HAND : O_HAND + rules.NUM_GEISHAS].sum(1)
+    assert (hand == np.where(starter, 7, 6)).all()
+    assert (obs[:, O_ROUND] == np.tile(rows[going, C_ROUND] + 1, 2)).all()
+    assert (mask[starter, :4] == 1).all() and (mask[starter, 4:] == 0).all() and (mask[~starter] == 0).all()
+
+
+def test_psearch_value_leaves_change_its_values(tiny_policy) -> None:
+    """The same search with ``value=1`` values candidates by the whole game, so where rounds go
+    on its values differ from the markers' alone (the option is used)."""
+    shifted = 0
+    for k, (vector, mask) in enumerate(choice_positions(6, seed=21, rate=0.2)):
+        candidates = np.flatnonzero(mask)[:3]
+        plain = PolicySearchBot(tiny_policy, seed=k, samples=8).q_values(vector, candidates)
+        leaves = PolicySearchBot(tiny_policy, seed=k, samples=8, value=1, shaping=1.0).q_values(
+            vector, candidates
+        )
+        shifted += int(not np.allclose(plain, leaves))
+    assert shifted >= 4
+
+
+def test_psearch_value_leaves_read_the_shaping_from_the_checkpoint(tmp_path) -> None:
+    """``value=1`` needs the shaping the value head learned with: a checkpoint records it; a
+    value head that is not the game's result to go, or a bare network, is a one-line error."""
+    net = PolicyNet(hidden=16, layers=1)
+    good = {"critic": "policy", "gamma": 1.0, "shaping": 0.5}
+    save_checkpoint(tmp_path / "good.pt", net, config=good)
+    bot = parse_player(f"psearch:ckpt={tmp_path / 'good.pt'},value=1").make(0)
+    assert bot.shaping == 0.5 and "value=1" in repr(bot)
+    assert PolicySearchBot(tmp_path / "good.pt").shaping is None  # value=0: markers only
+    for name, config, message in [
+        ("oracle", good | {"critic": "oracle"}, "critic 'oracle'"),
+        ("discounted", good | {"gamma": 0.99}, "gamma 0.99"),
+        ("odd", good | {"shaping": "lots"}, "shaping must be a number"),
+        ("bare", None, "checkpoint records; it has none"),
+    ]:
+        extra = {} if config is None else {"config": config}
+        save_checkpoint(tmp_path / f"{name}.pt", net, **extra)
+        with pytest.raises(ValueError, match=message) as e:
+            PolicySearchBot(tmp_path / f"{name}.pt", value=1)
+        assert "\n" not in str(e.value)
+    with pytest.raises(ValueError, match="needs the shaping"):
+        PolicySearchBot(net, value=1)
+
+
+@pytest.mark.parametrize("bot", [PolicySearchBot, RolloutBot])
+def test_policy_search_bots_refuse_a_policy_of_another_observation_version(bot) -> None:
+    """Their playouts encode version 1 on the engine's kernels: a version-2 network is refused
+    when the bot is made, not at its first move."""
+    with pytest.raises(ValueError, match="searches with observation version 1; this policy reads version 2"):
+        bot(PolicyNet(hidden=16, layers=1, observation_version=2))
+
+
+def test_value_calibration_reads_each_round_start_from_its_movers_side(tmp_path) -> None:
+    """benchmarks/value_calibration.py: at a game's first decision the potential is 0, so the
+    own-head estimate is the head's constant and the two heads cancel; every result is the
+    game's, seen from that round's mover (so it flips with the mover within a game)."""
+    net = PolicyNet(hidden=16, layers=1)
+    with torch.no_grad():
+        net.value.weight.zero_()
+        net.value.bias.fill_(0.3)
+    save_checkpoint(tmp_path / "p.pt", net, config={"critic": "policy", "gamma": 1.0, "shaping": 1.0})
+    starts = _load_benchmark("value_calibration").round_starts(str(tmp_path / "p.pt"), 48, seed=2)
+    first = starts["round"] == 1
+    assert first.sum() == 48 and (starts["round"] >= 2).sum() >= 20
+    np.testing.assert_allclose(starts["own head"][first], 0.3, atol=1e-6)
+    np.testing.assert_allclose(starts["both heads"][first], 0.0, atol=1e-6)
+    seat0 = starts["final"] * np.where(starts["mover"] == 0, 1, -1)
+    for game in range(48):
+        assert len(set(seat0[starts["game"] == game])) == 1  # one result per game, from seat 0
+    assert set(starts["final"]) <= {-1.0, 0.0, 1.0} and len(set(seat0)) >= 2
+    later = ~first
+    assert (starts["markers"][later] != 0).any()  # the markers move after a round

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from hanamikoji_env.bots import HeuristicBot
-from hanamikoji_env.bots.spec import PlayerSpec, parse_player
+from hanamikoji_env.bots.spec import PlayerSpec, parse_player, usage
 from hanamikoji_env.nn import PolicyNet, save_checkpoint
 from hanamikoji_env.stats import bootstrap_elo, bradley_terry, wilson
 from hanamikoji_env.tournament import SCHEMA, Task, main, run_tournament
@@ -117,7 +117,7 @@ def test_elo_intervals_cover_the_fit_and_narrow_with_more_games() -> None:
         ("sampled:ckpt=/no/such/file.pt", "does not exist"),
         (
             "psearch:samples=8",
-            r"psearch needs a checkpoint: psearch:ckpt=PATH\[,samples=N,candidates=N,belief=PATH,exact=N\]",
+            r"psearch needs a checkpoint: psearch:ckpt=PATH\[,samples=N,candidates=N,belief=PATH,exact=N,value=N\]",
         ),
         ("psearch:ckpt=pretrained,belief=nothing-here.pt", "nothing-here.pt does not exist"),
         ("psearch:ckpt=/no/such/file.pt", "does not exist"),
@@ -592,3 +592,10 @@ def test_pool_workers_end_with_a_parent_killed_outright(tmp_path) -> None:
     else:
         os.kill(worker, signal.SIGKILL)
         raise AssertionError("the worker outlived its killed parent by 10 s")
+
+
+def test_the_spec_help_marks_only_the_checkpoint_as_required() -> None:
+    """A belief file is an option of psearch, not a requirement: the help must not say so."""
+    forms = usage()
+    assert "psearch:ckpt=PATH[,samples=N,candidates=N,belief=PATH,exact=N,value=N]" in forms
+    assert "rollout:ckpt=PATH[,samples=N]" in forms and "search[:samples=N,candidates=N]" in forms

@@ -101,5 +101,10 @@ class PolicyGuidedBot(Bot):
         super().__init__(seed)
         self.check_option("samples", samples)
         self.model = policy if isinstance(policy, PolicyNet) else load_policy(policy)
+        if self.model.observation_version != 1:  # its playouts encode version 1 (the engine's kernels)
+            raise ValueError(
+                f"{self.name} searches with observation version 1; this policy reads version "
+                f"{self.model.observation_version}: train it with observation_version: 1"
+            )
         self.samples = samples
         self.round_limit = round_limit

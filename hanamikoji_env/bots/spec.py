@@ -17,7 +17,7 @@
 | ``sampled:ckpt=PATH`` | a ``.pt`` policy that samples its moves
   (:class:`~hanamikoji_env.bots.policy.SampledPolicyBot`) |
 | ``rollout:ckpt=PATH[,samples=N]`` | :class:`~hanamikoji_env.bots.rollout.RolloutBot` over a ``.pt`` policy |
-| ``psearch:ckpt=PATH[,samples=N,candidates=K]`` | :class:`~hanamikoji_env.bots.psearch.PolicySearchBot`
+| ``psearch:ckpt=PATH[,samples=N,candidates=K,belief=PATH,exact=0|1,value=0|1]`` | :class:`~hanamikoji_env.bots.psearch.PolicySearchBot`
   over a ``.pt`` policy |
 | ``os-ismcts[:sims=N]``, ``os-mcts[:sims=N]`` | OpenSpiel's ISMCTS / determinized MCTS
   (:mod:`hanamikoji_env.bots.openspiel`, ``openspiel`` extra) |
@@ -72,8 +72,8 @@ def usage() -> str:
     forms = []
     for name in BOTS:
         options = bot_class(name).options
-        required = [f"{k}=PATH" for k, o in options.items() if o.type is str]
-        optional = [f"{k}=N" for k, o in options.items() if o.type is not str]
+        required = ["ckpt=PATH"] if "ckpt" in options else []  # the one option a bot cannot do without
+        optional = [f"{k}={'PATH' if o.type is str else 'N'}" for k, o in options.items() if k != "ckpt"]
         text = name + (":" + ",".join(required) if required else "")
         if optional:
             text += f"[{',' if required else ':'}{','.join(optional)}]"
