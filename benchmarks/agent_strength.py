@@ -11,7 +11,7 @@ Prints, each with its Wilson 95% interval and the target it is held to:
    the ``--psearch-opponents``: the agent alone, ``search`` and the held-out ``enum``,
    ``--psearch-games`` mirrored games each (targets 0.66, 0.72 and 0.92), and its
    milliseconds per searched decision (a decision with a choice) over ``--timing-games``
-   games in this process (target: median at most 100 ms);
+   games in this process (target: median at most 100 ms; ``--timing-games 0`` skips it);
 4. with ``--exploit-decisions N``: ``python -m training.exploit`` on the agent
    with that budget (target: the exploiter wins at most 0.55).
 
@@ -121,14 +121,15 @@ def main() -> None:
             pair = duel(psearch, opponent, args.psearch_games, args.seeds[0], args.workers)
             target = PSEARCH_TARGETS[name]
             met.append(report(f"psearch vs {name}", pair, f">= {target}", pair["win_rate"] >= target))
-        ms = psearch_timing(psearch, args.ckpt, args.timing_games)
-        ok = float(np.median(ms)) <= MAX_MEDIAN_MS
-        print(
-            f"  psearch time per decision with a choice over {len(ms)} decisions: median "
-            f"{np.median(ms):.0f} ms, p90 {np.percentile(ms, 90):.0f} ms, max {ms.max():.0f} ms"
-            f"  (target median <= {MAX_MEDIAN_MS:.0f} ms: {'met' if ok else 'MISSED'})"
-        )
-        met.append(ok)
+        if args.timing_games:  # 0: timed elsewhere (time on a shared core says little)
+            ms = psearch_timing(psearch, args.ckpt, args.timing_games)
+            ok = float(np.median(ms)) <= MAX_MEDIAN_MS
+            print(
+                f"  psearch time per decision with a choice over {len(ms)} decisions: median "
+                f"{np.median(ms):.0f} ms, p90 {np.percentile(ms, 90):.0f} ms, max {ms.max():.0f} ms"
+                f"  (target median <= {MAX_MEDIAN_MS:.0f} ms: {'met' if ok else 'MISSED'})"
+            )
+            met.append(ok)
     if args.exploit_decisions:
         from hanamikoji_env.training.exploit import main as exploit
 
