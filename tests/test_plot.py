@@ -77,3 +77,19 @@ def test_several_runs_get_a_colour_each_and_each_opponent_a_line_style(tmp_path)
     one = figure(read_curves(runs[:1]))
     assert len({str(line.get_color()) for line in one.axes[0].get_lines()[:2]}) == 2  # one run: by colour
     plt.close(one)
+
+
+def test_runs_of_the_same_name_are_told_apart_not_overwritten(tmp_path) -> None:
+    """A row rerun for longer lives in another folder under the same name: both curves are kept,
+    each labelled with the parent folder that tells them apart."""
+    (tmp_path / "rows").mkdir()
+    (tmp_path / "rows_long").mkdir()
+    short = run_folder(tmp_path / "rows", "ppo-v2", ["600.0,10,100000,ppo,0.3,0.1"])
+    long = run_folder(
+        tmp_path / "rows_long", "ppo-v2", ["600.0,10,100000,ppo,0.4,0.2", "1200.0,20,200000,ppo,0.5,0.2"]
+    )
+    other = run_folder(tmp_path, "sb3", ["600.0,10,100000,ppo,0.2,0.1"])
+    curves = read_curves([short, long, other / "curve.csv"], ["heuristic"])
+    assert list(curves) == ["rows/ppo-v2", "rows_long/ppo-v2", f"{tmp_path.name}/sb3"]
+    assert len(curves["rows_long/ppo-v2"]["heuristic"]) == 2 and len(curves["rows/ppo-v2"]["heuristic"]) == 1
+    assert list(read_curves([short, other])) == ["ppo-v2", "sb3"]  # names alone where they differ

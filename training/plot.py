@@ -34,7 +34,7 @@ def read_curves(run_dirs: list[Path], columns: list[str] | None = None) -> Curve
     """The win-rate columns (all, or ``columns``: opponents without ``vs_``) of each run's
     ``curve.csv``; ``ValueError`` in one line for a missing, oversized or malformed file."""
     curves: Curves = {}
-    for run in run_dirs:
+    for run, label in zip(run_dirs, labels(run_dirs), strict=True):
         path = run / CURVE if run.is_dir() else run
         if not path.is_file():
             raise ValueError(f"{path} does not exist: give run folders (each holds {CURVE}) or curve files")
@@ -48,7 +48,6 @@ def read_curves(run_dirs: list[Path], columns: list[str] | None = None) -> Curve
         wanted = [c for c in header if c.startswith("vs_") and (columns is None or c[3:] in columns)]
         if not wanted:
             raise ValueError(f"{path} has none of the columns {columns}; it has {[c[3:] for c in header if c.startswith('vs_')]}")  # fmt: skip
-        label = str(run.name if run.is_dir() else run.parent.name)
         curves[label] = {c[3:]: [] for c in wanted}
         for k, row in enumerate(rows, start=2):
             try:
@@ -60,6 +59,17 @@ def read_curves(run_dirs: list[Path], columns: list[str] | None = None) -> Curve
                 if math.isfinite(rate):
                     curves[label][c[3:]].append((hours, millions, rate))
     return curves
+
+
+def labels(run_dirs: list[Path]) -> list[str]:
+    """A legend label per run: its folder's name, with as many parent folders as it takes to
+    tell apart runs of the same name (``algorithms/ppo-v2``, ``algorithms_long/ppo-v2``)."""
+    folders = [(run if run.is_dir() else run.parent).resolve() for run in run_dirs]
+    for depth in range(1, 1 + max(len(f.parts) for f in folders)):
+        names = ["/".join(f.parts[-depth:]) for f in folders]
+        if len(set(names)) == len(names):
+            return names
+    return [f"{name} ({k + 1})" for k, name in enumerate(names)]  # the same folder given twice
 
 
 STYLES = ["-", "--", ":", "-."]
