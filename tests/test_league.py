@@ -4,7 +4,11 @@ training config may name a held-out opponent."""
 
 from __future__ import annotations
 
+import json
 import shutil
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -185,3 +189,23 @@ def test_every_heldout_player_is_refused_as_a_training_opponent(spec) -> None:
         Config.from_dict(
             {"bot_shares": {dict(zip((h.spec for h in HELD_OUT), heldout_specs(), strict=True))[spec]: 0.1}}
         )
+
+
+@pytest.mark.parametrize("skip_search", [False, True])
+def test_the_heldout_report_plays_the_agent_and_the_search_bot_on_the_same_deals(
+    tmp_path, skip_search
+) -> None:
+    """benchmarks/heldout.py: a row per held-out opponent with the agent's score and the search
+    bot's; ``--skip-search`` plays the agent only and says so rather than leave a number out
+    silently."""
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "heldout.py"
+    args = [sys.executable, str(script), "--ckpt", STAGE7, "--games", "4", "--only", "ckpt:stages/stage10.pt"]
+    args += ["--workers", "1", "--out", str(tmp_path)] + (["--skip-search"] if skip_search else [])
+    out = subprocess.run(args, capture_output=True, text=True, timeout=300, cwd=Path(script).parents[1])
+    assert out.returncode == 0, out.stderr
+    (row,) = json.loads((tmp_path / "heldout.json").read_text())["rows"]
+    assert row["opponent"] == "ckpt:stages/stage10.pt" and row["agent"]["games"] == 4
+    if skip_search:
+        assert row["search"] is None and "| not played | - |" in out.stdout
+    else:
+        assert row["search"]["games"] == 4 and "not played" not in out.stdout
