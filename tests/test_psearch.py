@@ -285,8 +285,10 @@ def test_psearch_value_leaves_read_the_shaping_from_the_checkpoint(tmp_path) -> 
         with pytest.raises(ValueError, match=message) as e:
             PolicySearchBot(tmp_path / f"{name}.pt", value=1)
         assert "\n" not in str(e.value)
-    with pytest.raises(ValueError, match="needs the shaping"):
-        PolicySearchBot(net, value=1)
+    for shaping in (None, -1.0, float("nan"), True):
+        with pytest.raises(ValueError, match="needs shaping=S"):
+            PolicySearchBot(net, value=1, shaping=shaping)
+    assert PolicySearchBot(net, value=1, shaping=0.5).shaping == 0.5
 
 
 @pytest.mark.parametrize("bot", [PolicySearchBot, RolloutBot])

@@ -121,8 +121,11 @@ class PolicySearchBot(PolicyGuidedBot):
             data = load_checkpoint(policy)
             shaping = value_shaping(data.get("config"), policy)
             policy = policy_from(data, policy)
-        if value and shaping is None:
-            raise ValueError("value=1 with a PolicyNet needs the shaping its value head learned with")
+        elif value and not _is_shaping(shaping):
+            raise ValueError(
+                "value=1 with a PolicyNet needs shaping=S, the shaping its value head learned with "
+                f"(a number in [0, 100]), got {shaping!r}"
+            )
         super().__init__(policy, seed, samples, round_limit)
         self.check_option("exact", exact)
         self.candidates = candidates
@@ -190,9 +193,13 @@ def value_shaping(config: object, path: str | Path) -> float:
         raise CheckpointError(
             f"{path}: value=1 needs values of the whole game (gamma 1); it trained with gamma {gamma!r}"
         )
-    if isinstance(shaping, bool) or not isinstance(shaping, (int, float)) or not 0 <= shaping <= 100:
+    if not _is_shaping(shaping):
         raise CheckpointError(f"{path}: its config's shaping must be a number in [0, 100], got {shaping!r}")
     return float(shaping)
+
+
+def _is_shaping(shaping: object) -> bool:
+    return not isinstance(shaping, bool) and isinstance(shaping, (int, float)) and 0 <= shaping <= 100
 
 
 def continuation_values(
