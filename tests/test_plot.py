@@ -93,3 +93,4 @@ def test_runs_of_the_same_name_are_told_apart_not_overwritten(tmp_path) -> None:
     assert list(curves) == ["rows/ppo-v2", "rows_long/ppo-v2", f"{tmp_path.name}/sb3"]
     assert len(curves["rows_long/ppo-v2"]["heuristic"]) == 2 and len(curves["rows/ppo-v2"]["heuristic"]) == 1
     assert list(read_curves([short, other])) == ["ppo-v2", "sb3"]  # names alone where they differ
+    assert read_curves([]) == {}  # no runs, no curves (as before labels were added)

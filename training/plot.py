@@ -65,7 +65,7 @@ def labels(run_dirs: list[Path]) -> list[str]:
     """A legend label per run: its folder's name, with as many parent folders as it takes to
     tell apart runs of the same name (``algorithms/ppo-v2``, ``algorithms_long/ppo-v2``)."""
     folders = [(run if run.is_dir() else run.parent).resolve() for run in run_dirs]
-    for depth in range(1, 1 + max(len(f.parts) for f in folders)):
+    for depth in range(1, 1 + max((len(f.parts) for f in folders), default=1)):
         names = ["/".join(f.parts[-depth:]) for f in folders]
         if len(set(names)) == len(names):
             return names
