@@ -42,6 +42,8 @@ from typing import Any
 OPPONENTS = ("random", "heuristic", "search", "pretrained")
 """What the last snapshot of every row plays."""
 CURVE_OPPONENTS = ("random", "heuristic")
+DEFAULT_OUT = Path("runs/algorithms")
+"""Where rows go unless ``--out`` says otherwise."""
 
 
 @dataclass(frozen=True)
@@ -487,6 +489,23 @@ def climb(curve: Path, seconds: float) -> str:
     return f"{half[1]:.2f} → {points[-1][1]:.2f}"
 
 
+def row_command(result: dict, out: Path) -> str:
+    """The command that runs the row ``result`` again into the folder ``out`` it was found in:
+    ``--out`` only where ``out`` is not the default, ``--games``/``--seed`` only where the row's
+    are not (so the default rows read short and every other row can be rerun as printed)."""
+    words = [
+        "python benchmarks/algorithms.py",
+        f"--algo {result['algo']}",
+        f"--minutes {result['minutes']:g}",
+    ]
+    if out != DEFAULT_OUT:
+        words.append(f"--out {out.as_posix()}")
+    for option, key, default in (("--games", "games", 1000), ("--seed", "seed", 0)):
+        if result.get(key, default) != default:
+            words.append(f"{option} {result[key]}")
+    return " ".join(words)
+
+
 def table(*outs: Path) -> str:
     """The markdown table of every ``result.json`` under the folders ``outs``, by row, then
     budget (a row run again for longer, e.g. still climbing, is a line of its own)."""
@@ -499,7 +518,7 @@ def table(*outs: Path) -> str:
             f"{s['win_rate']:.3f} [{s['ci95'][0]:.3f}, {s['ci95'][1]:.3f}]"
             for s in (r["scores"][o] for o in OPPONENTS)
         ]
-        command = f"`python benchmarks/algorithms.py --algo {r['algo']} --minutes {r['minutes']:g}`"
+        command = f"`{row_command(r, path.parent.parent)}`"
         trend = climb(path.parent / "curve.csv", r["trained_seconds"])
         cells = [r["algo"], f"{r['minutes']:g} min", f"{r['decisions']:,}", *cells, trend, command]
         rows.append("| " + " | ".join(cells) + " |")
@@ -510,7 +529,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--algo", choices=sorted(ALGOS), help="the row to run")
     parser.add_argument("--minutes", type=float, default=30.0, help="wall-clock training budget (default 30)")
-    parser.add_argument("--out", type=Path, default=Path("runs/algorithms"), help="where rows go")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where rows go")
     parser.add_argument("--games", type=int, default=1000, help="mirrored games against each opponent")
     parser.add_argument("--curve-games", type=int, default=200, help="games per curve point and opponent")
     parser.add_argument("--points", type=int, default=8, help="snapshots over the budget (about)")

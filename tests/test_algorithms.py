@@ -138,4 +138,38 @@ def test_the_table_lists_a_row_run_again_for_longer_on_a_line_of_its_own(tmp_pat
         ["| ppo-v2", "30 min", "1,000"],
         ["| ppo-v2", "90 min", "3,000"],
     ]
-    assert "--algo ppo-v2 --minutes 90`" in lines[2]
+    assert (
+        f"`python benchmarks/algorithms.py --algo ppo-v2 --minutes 90 --out {tmp_path / 'long'}`" in lines[2]
+    )
+
+
+def test_the_table_command_reruns_the_row_into_its_own_folder(tmp_path, monkeypatch) -> None:
+    """A row in the default folder reads ``--algo A --minutes M``; one found elsewhere, or run
+    with other games or seed, says so, so every row can be run again as printed."""
+    algorithms = harness()
+    monkeypatch.chdir(tmp_path)
+    score = {"win_rate": 0.5, "ci95": [0.4, 0.6]}
+    for out, algo, extra in [("runs/algorithms", "ppo-v1", {}), ("runs/algorithms_long", "ppo-v2", {}),
+                             ("runs/algorithms", "ppo-v2", {"games": 400, "seed": 3})]:  # fmt: skip
+        row = Path(out) / algo
+        row.mkdir(parents=True, exist_ok=True)
+        (row / "curve.csv").write_text("seconds,vs_heuristic\n10,0.1\n")
+        result = {
+            "algo": algo,
+            "minutes": 30,
+            "decisions": 1,
+            "trained_seconds": 10.0,
+            "games": 1000,
+            "seed": 0,
+        }
+        result |= extra | {"scores": dict.fromkeys(algorithms.OPPONENTS, score)}
+        (row / "result.json").write_text(json.dumps(result))
+    commands = [
+        line.split(" | ")[-1]
+        for line in algorithms.table(Path("runs/algorithms"), Path("runs/algorithms_long")).splitlines()[2:]
+    ]
+    assert commands == [
+        "`python benchmarks/algorithms.py --algo ppo-v1 --minutes 30` |",
+        "`python benchmarks/algorithms.py --algo ppo-v2 --minutes 30 --games 400 --seed 3` |",
+        "`python benchmarks/algorithms.py --algo ppo-v2 --minutes 30 --out runs/algorithms_long` |",
+    ]
