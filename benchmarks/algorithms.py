@@ -12,9 +12,15 @@ chunk it keeps a snapshot player; about ``--points`` of them.  Then every snapsh
 training curves' format: hanamikoji-plot draws it), and the last one plays ``random``,
 ``heuristic``, ``search`` and the shipped agent (``pretrained``), ``--games`` mirrored games
 each, for ``result.json`` (win rates with 95% Wilson intervals, budget, decisions, settings,
-command).  The rows and their settings are :data:`ALGOS`; every learner starts from a random
-network and plays itself (its snapshots), so the table compares algorithms, not teachers, except
-where a row says ``warm`` (the imitation warm start from the heuristic, counted in its budget).
+command, ``core_speed``).  The rows and their settings are :data:`ALGOS`; every learner starts
+from a random network and plays itself (its snapshots), so the table compares algorithms, not
+teachers, except where a row says ``warm`` (the imitation warm start from the heuristic, counted
+in its budget).
+
+Equal wall time is equal compute only on cores of equal speed, so before training a row times
+this core on a fixed workload (the batch engine's random play at N = 1024, best of three
+half-seconds: ``vector_speed.py``'s measure) and keeps it; ``--table`` marks a row whose core ran
+at other than about :data:`REFERENCE_CORE` (the core of the table in docs/benchmark.md).
 
 The ``os-`` rows are OpenSpiel's learners on ``python_hanamikoji``'s information-state tensor
 (``hanamikoji_env/training/openspiel_learners.py``); their "decisions" are the learner's own
@@ -39,11 +45,32 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vector_speed import vector_rate
+
 OPPONENTS = ("random", "heuristic", "search", "pretrained")
 """What the last snapshot of every row plays."""
 CURVE_OPPONENTS = ("random", "heuristic")
 DEFAULT_OUT = Path("runs/algorithms")
 """Where rows go unless ``--out`` says otherwise."""
+REFERENCE_CORE = 4.37e6
+""":func:`core_speed` (decisions/s) on the core the table's rows ran on: ``vector_speed.py``'s
+``BatchEngine`` N=1024 on one core, the other core busy (docs/speed.md, 2026-12-04)."""
+SAME_CORE = 0.15
+"""A row's core within this fraction of :data:`REFERENCE_CORE` counts as the table's core."""
+
+
+def core_speed(seconds: float = 0.5, repeats: int = 3) -> float:
+    """Decisions/s of the batch engine's random play at N = 1024 on this core, best of ``repeats``
+    runs of ``seconds`` (after one step that compiles): how much a minute of a row buys here."""
+    return max(vector_rate(1024, seconds) for _ in range(repeats))
+
+
+def core_note(speed: float | None) -> str:
+    """``" (core 0.40x)"`` where a row's core ran at other than the table's core, else ``""``
+    (also for rows run before cores were timed)."""
+    if speed is None or abs(speed / REFERENCE_CORE - 1) <= SAME_CORE:
+        return ""
+    return f" (core {speed / REFERENCE_CORE:.2f}x)"
 
 
 @dataclass(frozen=True)
@@ -434,6 +461,14 @@ def run_row(
     if folder.exists():
         raise ValueError(f"{folder} already holds a row: remove it or give another --out")
     (folder / "snapshots").mkdir(parents=True)
+    speed = core_speed()
+    print(
+        f"this core: {speed / 1e6:.2f}M decisions/s of the batch engine, {speed / REFERENCE_CORE:.2f}x the "
+        f"table's core ({REFERENCE_CORE / 1e6:.2f}M)"
+        + ("" if not core_note(speed) else ": its wall time is not the table's compute"),
+        file=sys.stderr,
+        flush=True,
+    )
 
     def save(seconds: float, decisions: int) -> Path:
         return folder / "snapshots" / f"{int(seconds):06d}s_{decisions}"
@@ -467,6 +502,7 @@ def run_row(
         "progress": json.loads(progress.read_text()) if progress.is_file() else None,
         "minutes": minutes,
         "trained_seconds": round(trained, 1),
+        "core_speed": round(speed),
         "decisions": last.decisions,
         "snapshots": len(snapshots),
         "player": last.spec,
@@ -508,7 +544,8 @@ def row_command(result: dict, out: Path) -> str:
 
 def table(*outs: Path) -> str:
     """The markdown table of every ``result.json`` under the folders ``outs``, by row, then
-    budget (a row run again for longer, e.g. still climbing, is a line of its own)."""
+    budget (a row run again for longer, e.g. still climbing, is a line of its own); a budget spent
+    on a core of another speed than the table's says how fast (:func:`core_note`)."""
     head = "| algorithm | budget | decisions | " + " | ".join(f"vs {o}" for o in OPPONENTS)
     head += " | heuristic, half time → end (curve) | command |"
     rows = [head, "|---" * (5 + len(OPPONENTS)) + "|"]
@@ -520,7 +557,8 @@ def table(*outs: Path) -> str:
         ]
         command = f"`{row_command(r, path.parent.parent)}`"
         trend = climb(path.parent / "curve.csv", r["trained_seconds"])
-        cells = [r["algo"], f"{r['minutes']:g} min", f"{r['decisions']:,}", *cells, trend, command]
+        budget = f"{r['minutes']:g} min{core_note(r.get('core_speed'))}"
+        cells = [r["algo"], budget, f"{r['decisions']:,}", *cells, trend, command]
         rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows)
 

@@ -47,12 +47,14 @@ def test_every_row_trains_keeps_snapshots_and_scores_them(algo: str, tmp_path) -
     assert set(result["scores"]) == {"random", "heuristic", "search", "pretrained"}
     assert all(s["games"] == 2 for s in result["scores"].values())
     assert result["trained_seconds"] >= 6  # the budget was spent, not skipped
+    assert result["core_speed"] > 0  # the core it was spent on was timed
     with (folder / "curve.csv").open() as f:
         curve = list(csv.DictReader(f))
     assert len(curve) == result["snapshots"] and int(curve[-1]["decisions"]) == result["decisions"]
     assert [float(r["seconds"]) for r in curve] == sorted(float(r["seconds"]) for r in curve)
     table = run("--table", "rows", cwd=tmp_path).stdout
-    assert f"| {algo} | 0.1 min | {result['decisions']:,} |" in table
+    budget = f"0.1 min{harness().core_note(result['core_speed'])}"  # " (core 0.43x)" on a slow core
+    assert f"| {algo} | {budget} | {result['decisions']:,} |" in table
 
 
 def harness():
@@ -173,3 +175,31 @@ def test_the_table_command_reruns_the_row_into_its_own_folder(tmp_path, monkeypa
         "`python benchmarks/algorithms.py --algo ppo-v2 --minutes 30 --games 400 --seed 3` |",
         "`python benchmarks/algorithms.py --algo ppo-v2 --minutes 30 --out runs/algorithms_long` |",
     ]
+
+
+def test_a_budget_spent_on_a_core_of_another_speed_says_how_fast(tmp_path) -> None:
+    """Equal minutes are equal compute only on equal cores: a row whose core ran at 0.4x the
+    table's says so in its budget cell; one within 15%, or run before cores were timed, does not."""
+    algorithms = harness()
+    reference = algorithms.REFERENCE_CORE
+    assert algorithms.core_note(None) == ""
+    assert algorithms.core_note(reference * 1.1) == algorithms.core_note(reference * 0.9) == ""
+    assert algorithms.core_note(reference * 0.4) == " (core 0.40x)"
+    assert algorithms.core_note(reference * 1.5) == " (core 1.50x)"
+    score = {"win_rate": 0.5, "ci95": [0.4, 0.6]}
+    row = tmp_path / "long" / "rllib-ppo"
+    row.mkdir(parents=True)
+    (row / "curve.csv").write_text("seconds,vs_heuristic\n10,0.1\n")
+    result = {"algo": "rllib-ppo", "minutes": 90, "decisions": 5, "trained_seconds": 10.0}
+    result |= {"core_speed": round(reference * 0.4), "scores": dict.fromkeys(algorithms.OPPONENTS, score)}
+    (row / "result.json").write_text(json.dumps(result))
+    assert (
+        algorithms.table(tmp_path / "long")
+        .splitlines()[2]
+        .startswith("| rllib-ppo | 90 min (core 0.40x) | 5 |")
+    )
+
+
+def test_the_core_is_timed_on_the_batch_engine() -> None:
+    """A positive rate of the fixed workload, in the range a CPU core reaches (0.1M-100M/s)."""
+    assert 1e5 < harness().core_speed(seconds=0.2, repeats=1) < 1e8
