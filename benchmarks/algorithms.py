@@ -52,6 +52,9 @@ OPPONENTS = ("random", "heuristic", "search", "pretrained")
 CURVE_OPPONENTS = ("random", "heuristic")
 DEFAULT_OUT = Path("runs/algorithms")
 """Where rows go unless ``--out`` says otherwise."""
+DEFAULT_GAMES = 1000
+"""Mirrored games a row's last snapshot plays each opponent unless ``--games`` says otherwise."""
+DEFAULT_SEED = 0
 REFERENCE_CORE = 4.37e6
 """:func:`core_speed` (decisions/s) on the core the table's rows ran on: ``vector_speed.py``'s
 ``BatchEngine`` N=1024 on one core, the other core busy (docs/speed.md, 2026-12-04)."""
@@ -536,7 +539,7 @@ def row_command(result: dict, out: Path) -> str:
     ]
     if out != DEFAULT_OUT:
         words.append(f"--out {out.as_posix()}")
-    for option, key, default in (("--games", "games", 1000), ("--seed", "seed", 0)):
+    for option, key, default in (("--games", "games", DEFAULT_GAMES), ("--seed", "seed", DEFAULT_SEED)):
         if result.get(key, default) != default:
             words.append(f"{option} {result[key]}")
     return " ".join(words)
@@ -568,10 +571,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--algo", choices=sorted(ALGOS), help="the row to run")
     parser.add_argument("--minutes", type=float, default=30.0, help="wall-clock training budget (default 30)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where rows go")
-    parser.add_argument("--games", type=int, default=1000, help="mirrored games against each opponent")
+    parser.add_argument(
+        "--games", type=int, default=DEFAULT_GAMES, help="mirrored games against each opponent"
+    )
     parser.add_argument("--curve-games", type=int, default=200, help="games per curve point and opponent")
     parser.add_argument("--points", type=int, default=8, help="snapshots over the budget (about)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument(
         "--table", type=Path, nargs="+", metavar="OUT", help="print the table of the rows in these folders"
     )
