@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import time
 
 import numpy as np
 import pytest
@@ -33,8 +34,6 @@ def test_nfsp_learns_a_network_that_plays_as_openspiel_computes_it(tmp_path) -> 
     """The saved network is each seat's average policy: MLPBot's logits are OpenSpiel's on the same
     information-state tensor, which is the env's observation version 2."""
     extra("pyspiel", reason="the openspiel extra is not installed")
-    import time
-
     from hanamikoji_env.training.openspiel_learners import learner
 
     run = learner("nfsp", seed=0)
@@ -175,3 +174,20 @@ def test_each_learner_counts_its_work_in_its_declared_unit() -> None:
         assert run.unit in run.progress(), name
         units[name] = run.unit
     assert units == {"nfsp": "decisions", "deep-cfr": "nodes", "escher": "states"}
+
+
+@pytest.mark.parametrize("name", ["nfsp", "deep-cfr"])
+def test_a_learner_whose_deadline_has_passed_still_trains_once(name: str) -> None:
+    """A row whose set-up outlasted its budget (a busy machine, a short row) still trains: its
+    first ``train_until`` does one unit of work (a game, 256 nodes), then stops.  (ESCHER's unit,
+    an iteration, takes minutes even for one round: its row's test, which asserts work done, covers
+    it.)"""
+    extra("pyspiel", reason="the openspiel extra is not installed")
+    from hanamikoji_env.training.openspiel_learners import LEARNERS
+
+    run = LEARNERS[name](seed=0, round_limit=1)
+    run.train_until(time.perf_counter() - 1)
+    first = run.progress()[run.unit]
+    assert first > 0, run.progress()
+    run.train_until(time.perf_counter() - 1)  # later calls past the deadline add nothing
+    assert run.progress()[run.unit] == first, run.progress()

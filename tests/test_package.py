@@ -154,6 +154,8 @@ SHORT = [  # what makes a documented command finish in seconds, its meaning kept
     (r"--seconds \d+", "--seconds 1"),
     (r"--minutes \d+", "--minutes 0.05"),
     (r"--updates \d+", "--updates 2"),
+    (r"\bsims=\d+", "sims=4"),  # a search player's budget (os-ismcts:sims=100)
+    (r"\bnum_workers=\d+", "num_workers=1"),  # Ray rollout workers: each starts its own Python
 ]
 QUICK_RUN = "num_envs=8 rollout_steps=8 eval_games=2"
 """Overrides that make any training config's update and evaluations small."""
@@ -216,6 +218,8 @@ def test_the_documented_commands_are_read_from_every_page() -> None:
         "--help",
     ]
     assert runnable("hanamikoji-eval --players a b --games 1000")[:6] == ["hanamikoji-eval", "--players", "a", "b", "--games", "2"]  # fmt: skip
+    assert "os-ismcts:sims=4" in runnable("hanamikoji-eval --players os-ismcts:sims=100 random --games 2")
+    assert "num_workers=1" in runnable("hanamikoji-train --config quick backend=ray num_workers=4")
 
 
 @pytest.mark.slow

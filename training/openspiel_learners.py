@@ -89,8 +89,9 @@ class NFSPLearner:
         self.decisions = self.episodes = 0
 
     def train_until(self, deadline: float) -> None:
-        """Whole self-play games until ``time.perf_counter() >= deadline``."""
-        while time.perf_counter() < deadline:
+        """Whole self-play games until ``time.perf_counter() >= deadline``, at least one (a row
+        whose set-up outlasted its budget still trains)."""
+        while self.episodes == 0 or time.perf_counter() < deadline:
             step = self.env.reset()
             while not step.last():
                 player = step.observations["current_player"]
@@ -183,9 +184,12 @@ class DeepCFRLearner:
         in_deep_thread(self._train)
 
     def _train(self) -> None:
-        s, deadline = self.solver, self.deadline
+        """Iterations until the deadline; the first call walks at least 256 nodes whatever the
+        deadline (a row whose set-up outlasted its budget still trains)."""
+        s, deadline, first = self.solver, self.deadline, self.nodes == 0
         try:
-            while time.perf_counter() < deadline:
+            while first or time.perf_counter() < deadline:
+                first = False
                 for p in (0, 1):
                     for _ in range(DEEP_CFR_SETTINGS["num_traversals"]):
                         s._traverse_game_tree(s._root_node, p)
@@ -243,9 +247,10 @@ class ESCHERLearner:
 
     def train_until(self, deadline: float) -> None:
         """Iterations while the last one's duration still fits before ``deadline`` (an iteration
-        cannot be cut short)."""
+        cannot be cut short), at least one in all (a row whose set-up outlasted its budget still
+        trains)."""
         took = 0.0
-        while time.perf_counter() + took < deadline:
+        while self.iterations == 0 or time.perf_counter() + took < deadline:
             began = time.perf_counter()
             self.escher._train_regret(self.train_cfg, self.agent)
             self.agent.t += 1
