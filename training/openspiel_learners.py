@@ -17,7 +17,8 @@ network as ``policy.mlp``, a ``ckpt:`` player (:mod:`hanamikoji_env.bots.mlp`, g
 - ``neurd``: not runnable here, with the reason (:data:`UNRUNNABLE`).
 
 Every learner stops at ``--minutes`` of wall time (ESCHER, whose iterations cannot be cut short,
-after the last one that fits; its first always runs) and writes ``progress.json`` (its units
+after the last one that fits), having done at least one unit of work whatever its set-up took (an
+NFSP game, 256 Deep CFR nodes, an ESCHER iteration), and writes ``progress.json`` (its units
 done).
 """
 
