@@ -187,10 +187,9 @@ class DeepCFRLearner:
     def _train(self) -> None:
         """Iterations until the deadline; the first call walks at least 256 nodes whatever the
         deadline (a row whose set-up outlasted its budget still trains)."""
-        s, deadline, first = self.solver, self.deadline, self.nodes == 0
+        s, deadline = self.solver, self.deadline
         try:
-            while first or time.perf_counter() < deadline:
-                first = False
+            while self.nodes == 0 or time.perf_counter() < deadline:  # past it, node 256 raises
                 for p in (0, 1):
                     for _ in range(DEEP_CFR_SETTINGS["num_traversals"]):
                         s._traverse_game_tree(s._root_node, p)
