@@ -48,6 +48,12 @@ for a draw, which only a ``round_limit`` can produce.  After each scoring,
 
 - ``round_limit`` (default ``None``, the official game): stop after that many
   scorings; more charm points wins, then more geishas, else a draw.
+- ``variant`` (default ``"full"``): the size of the game.  ``"mini"`` is small
+  enough to solve exactly: geishas 0, 3 and 5 only (charm 2, 3, 4; 9 cards),
+  Secret and Gift only, one card removed, 2 dealt each, 4 in the pile, one
+  round; 5 charm points or 2 geishas win, else more points, then more geishas,
+  else a draw.  Same action ids and observation layout (a geisha or token not
+  in play is never legal; its token shows as spent).
 - ``observation_version`` (default 1): which observation layout agents get
   (:data:`hanamikoji_env.observation.VERSIONS`); a checkpoint plays with the
   version it was trained on.
@@ -114,10 +120,11 @@ def env(
     round_limit: int | None = None,
     illegal_action: Literal["raise", "terminate"] = "terminate",
     observation_version: int = DEFAULT_VERSION,
+    variant: str = "full",
 ) -> raw_env:
     """The user-facing env: illegal moves end the game (mover -1), as in PettingZoo classic;
     the keywords are :class:`raw_env`'s."""
-    return raw_env(render_mode, round_limit, illegal_action, observation_version)
+    return raw_env(render_mode, round_limit, illegal_action, observation_version, variant)
 
 
 class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
@@ -136,13 +143,16 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         round_limit: int | None = None,
         illegal_action: Literal["raise", "terminate"] = "raise",
         observation_version: int = DEFAULT_VERSION,
+        variant: str = "full",
     ) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}"
             )
-        round_limit = rules.check_round_limit(round_limit)
+        self.variant = rules.check_variant(variant)
+        """The size of the game (:data:`hanamikoji_env.rules.VARIANTS`)."""
+        round_limit = rules.variant_round_limit(round_limit, self.variant)
         self.encoding = get_version(observation_version)
         """The observation version this env encodes: its layout, encoders and spaces."""
         if illegal_action not in ("raise", "terminate"):
@@ -206,7 +216,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         seed = rules.check_seed(seed)
         decks = self._parse_options(options)
         if seed is not None or self._dealer is None:
-            self._dealer = Dealer(1, np.random.default_rng(seed), shuffle="permutation")
+            self._dealer = Dealer(1, np.random.default_rng(seed), "permutation", self.variant)
         self._dealer.script([decks])
         self.agents = list(AGENTS)
         self.rewards = {a: 0 for a in AGENTS}
@@ -219,7 +229,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         self._over = False
         self._last_round = None
         self._dealt, self._actions, self._summaries, self._illegal_move = [], [], [], None
-        self._row = engine.blank_row()
+        self._row = engine.blank_row(self.variant)
         self._deal(new_game=True)
         self._moved()
 
@@ -418,8 +428,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         deck = self._dealer.deal(self._row, np.zeros(1, dtype=np.int64), np.array([new_game]))
         self._dealt.append(tuple(deck[0].tolist()))
 
-    @staticmethod
-    def _parse_options(options: dict[str, Any] | None) -> list[tuple[int, ...]]:
+    def _parse_options(self, options: dict[str, Any] | None) -> list[tuple[int, ...]]:
         if options is None:
             return []
         if not isinstance(options, dict):
@@ -437,7 +446,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         parsed = []
         for i, deck in enumerate(decks):
             try:
-                parsed.append(rules.validate_deck(deck))
+                parsed.append(rules.validate_deck(deck, self.variant))
             except ValueError as e:
                 raise ValueError(f"options['decks'][{i}] (round {i + 1}): {e}") from None
         return parsed

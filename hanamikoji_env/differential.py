@@ -35,16 +35,19 @@ def compare_with_spec(
     seed: int = 0,
     round_limit: int | None = None,
     progress: Callable[[int], None] | None = None,
+    variant: rules.Variant = rules.FULL,
 ) -> dict[str, int]:
-    """Play ``num_games`` random games through the specification and the engine's kernels, side by side;
-    raise :class:`MismatchError` at the first difference.  Returns counts: games, decisions, rounds."""
+    """Play ``num_games`` random games of ``variant`` through the specification and the engine's
+    kernels, side by side; raise :class:`MismatchError` at the first difference.  Returns counts:
+    games, decisions, rounds."""
     rng = np.random.default_rng(seed)
     decisions = rounds = 0
     mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    round_limit = rules.variant_round_limit(round_limit, variant)
     for game in range(num_games):
-        deck = rules.shuffled_deck(rng)
-        spec = rules.new_game(deck, round_limit)
-        row = np.zeros((1, engine.WIDTH), dtype=np.int32)
+        deck = rules.shuffled_deck(rng, variant)
+        spec = rules.new_game(deck, round_limit, variant)
+        row = engine.blank_row(variant)
         engine.deal(row, 0, np.array(deck), True)
         while True:
             got = engine.state_from_row(row[0], round_limit, spec.last_round)
@@ -55,7 +58,7 @@ def compare_with_spec(
             if spec.phase == rules.Phase.GAME_OVER:
                 break
             if spec.phase == rules.Phase.ROUND_OVER:
-                deck = rules.shuffled_deck(rng)
+                deck = rules.shuffled_deck(rng, variant)
                 spec = rules.next_round(spec, deck)
                 engine.deal(row, 0, np.array(deck), False)
                 rounds += 1
@@ -88,21 +91,23 @@ def compare_engines(
     round_limit: int | None = None,
     rounds_scripted: int = 60,
     progress: Callable[[int], None] | None = None,
+    variant: rules.Variant = rules.FULL,
 ) -> dict[str, int]:
-    """Play ``num_games`` games through both engines; raise :class:`MismatchError` on any difference.
+    """Play ``num_games`` games of ``variant`` through both engines; raise :class:`MismatchError`
+    on any difference.
 
     Returns counts: games, decisions compared, rounds played.
     """
     rng = np.random.default_rng(seed)
-    venv = BatchEngine(num_envs, seed=seed, round_limit=round_limit)
+    venv = BatchEngine(num_envs, seed=seed, round_limit=round_limit, variant=variant.name)
     games = decisions = rounds = 0
     while games < num_games:
         batch = min(num_envs, num_games - games)
-        decks = [[rules.shuffled_deck(rng) for _ in range(rounds_scripted)] for _ in range(num_envs)]
+        decks = [[rules.shuffled_deck(rng, variant) for _ in range(rounds_scripted)] for _ in range(num_envs)]
         obs, mask, to_play = venv.reset(decks=decks)
         aecs = []
         for i in range(batch):
-            e = raw_env(round_limit=round_limit)
+            e = raw_env(round_limit=round_limit, variant=variant.name)
             e.reset(seed=0, options={"decks": decks[i]})
             aecs.append(e)
         active = list(range(batch))

@@ -59,21 +59,19 @@ from hanamikoji_env.rules import (
     CENTRE,
     DRAW,
     DRAW_PILE_SIZE,
-    FULL_DECK,
-    HAND_SIZE,
-    NUM_CARDS,
+    FULL,
     NUM_GEISHAS,
     RETURNS,
     TURNS_PER_ROUND,
-    VALUES,
-    WIN_GEISHAS,
-    WIN_POINTS,
+    VARIANTS,
     Phase,
     RoundSummary,
     State,
-    check_round_limit,
+    Variant,
+    check_variant,
     score,
     validate_deck,
+    variant_round_limit,
 )
 
 # ------------------------------------------------------------ the row ---
@@ -97,7 +95,7 @@ _C = _columns(
         ("TOKEN", 1), ("SEL_LEN", 1), ("OFFER_LEN", 1), ("PILE_POS", 1), ("REMOVED", 1),
         ("WINNER", 1), ("SECRETS", 2), ("HANDS", 2 * NUM_GEISHAS), ("TRADEOFFS", 2 * NUM_GEISHAS),
         ("PLACED", 2 * NUM_GEISHAS), ("MARKERS", NUM_GEISHAS), ("SPENT", 2 * NUM_TOKENS),
-        ("SELECTION", MAX_SELECTION), ("OFFER", MAX_SELECTION), ("PILE", DRAW_PILE_SIZE),
+        ("SELECTION", MAX_SELECTION), ("OFFER", MAX_SELECTION), ("PILE", DRAW_PILE_SIZE), ("VARIANT", 1),
     ]
 )  # fmt: skip
 C_ROUND, C_STARTER, C_TURN, C_CURRENT, C_TO_MOVE = (
@@ -118,6 +116,9 @@ C_MARKERS = _C["MARKERS"]
 C_SPENT = _C["SPENT"]
 """Each seat's spent tokens, 0/1, seat 0's 4 then seat 1's."""
 C_SELECTION, C_OFFER, C_PILE = _C["SELECTION"], _C["OFFER"], _C["PILE"]
+C_VARIANT = _C["VARIANT"]
+"""The game's :class:`~hanamikoji_env.rules.Variant` (its ``index``): the kernels read the variant's
+numbers from the tables below; 0, the full game, in a row from before variants."""
 GAME_WIDTH = _C["WIDTH"]
 """The columns of the position (what a :class:`~hanamikoji_env.rules.State` holds): all a
 simulation needs, so the search bots copy only these."""
@@ -144,7 +145,17 @@ GIFT_PHASE, COMP_PHASE = int(Phase.GIFT_ANSWER), int(Phase.COMP_ANSWER)
 ROUND_OVER, GAME_OVER = int(Phase.ROUND_OVER), int(Phase.GAME_OVER)
 
 _SIZES = np.array(TOKEN_SIZES, dtype=np.int32)
-_VALUES = np.array(VALUES, dtype=np.int32)
+VARIANT_LIST: tuple[Variant, ...] = tuple(VARIANTS.values())
+"""The variants by their row id (``C_VARIANT``)."""
+V_VALUES = np.array([v.values for v in VARIANT_LIST], dtype=np.int32)
+"""Per variant (row), each geisha's charm value and card count (0: not in play)."""
+V_HAND = np.array([v.hand_size for v in VARIANT_LIST], dtype=np.int32)
+V_TURNS = np.array([v.turns_per_round for v in VARIANT_LIST], dtype=np.int32)
+"""Per variant, the turns of a round, which is also the size of its draw pile."""
+V_WIN_POINTS = np.array([v.win_points for v in VARIANT_LIST], dtype=np.int32)
+V_WIN_GEISHAS = np.array([v.win_geishas for v in VARIANT_LIST], dtype=np.int32)
+V_SPENT = np.array([v.spent_at_deal() for v in VARIANT_LIST], dtype=np.int32)
+"""Per variant, each token's spent flag at the deal (the tokens not in play stay spent)."""
 _SPLITS = np.array(SPLITS, dtype=np.int32)
 NUM_SPLITS = len(SPLITS)
 GIFT_SIZE = TOKEN_SIZES[GIFT]
@@ -190,6 +201,8 @@ def deal(s, i, deck, new_game):
         s[i, C_WINNER] = NO_WINNER
         for g in range(NUM_GEISHAS):
             s[i, C_MARKERS + g] = CENTRE
+    v = s[i, C_VARIANT]
+    hand = V_HAND[v]
     s[i, C_ROUND] += 1
     starter = 1 - s[i, C_STARTER]
     s[i, C_STARTER] = starter
@@ -203,25 +216,27 @@ def deal(s, i, deck, new_game):
         s[i, C_HANDS + k] = 0
         s[i, C_TRADEOFFS + k] = 0
         s[i, C_PLACED + k] = 0
-    for k in range(2 * NUM_TOKENS):
-        s[i, C_SPENT + k] = 0
+    for k in range(NUM_TOKENS):
+        s[i, C_SPENT + k] = V_SPENT[v, k]
+        s[i, C_SPENT + NUM_TOKENS + k] = V_SPENT[v, k]
     s[i, C_REMOVED] = deck[0]
-    for k in range(HAND_SIZE):
+    for k in range(hand):
         s[i, C_HANDS + deck[1 + k]] += 1
-        s[i, C_HANDS + NUM_GEISHAS + deck[1 + HAND_SIZE + k]] += 1
+        s[i, C_HANDS + NUM_GEISHAS + deck[1 + hand + k]] += 1
     at = log_at(s[i, C_ROUND])
     for t in range(TURNS_PER_ROUND):
         s[i, at + t] = 0
     for k in range(DRAW_PILE_SIZE):
-        s[i, C_PILE + k] = deck[1 + 2 * HAND_SIZE + k]
+        s[i, C_PILE + k] = deck[1 + 2 * hand + k] if k < V_TURNS[v] else 0
     s[i, C_PILE_POS] = 0
     start_turn(s, i, starter)
 
 
-def blank_row() -> np.ndarray:
-    """One row (``[1, WIDTH]``) before the first deal of a game: what :func:`deal` with
-    ``new_game`` starts from (as :func:`hanamikoji_env.rules.new_game` starts)."""
+def blank_row(variant: Variant = FULL) -> np.ndarray:
+    """One row (``[1, WIDTH]``) of ``variant`` before the first deal of a game: what :func:`deal`
+    with ``new_game`` starts from (as :func:`hanamikoji_env.rules.new_game` starts)."""
     row = np.zeros((1, WIDTH), dtype=np.int32)
+    row[0, C_VARIANT] = variant.index
     row[0, C_PHASE] = ROUND_OVER
     row[0, C_STARTER] = 1
     row[0, C_WINNER] = NO_WINNER
@@ -337,7 +352,8 @@ def end_turn(s, i, seat, round_limit):
     s[i, C_SEL_LEN] = 0
     s[i, C_OFFER_LEN] = 0
     s[i, C_TURN] += 1
-    if s[i, C_TURN] < TURNS_PER_ROUND:
+    v = s[i, C_VARIANT]
+    if s[i, C_TURN] < V_TURNS[v]:
         start_turn(s, i, 1 - seat)
         return
     for p in range(2):
@@ -352,19 +368,19 @@ def end_turn(s, i, seat, round_limit):
             s[i, C_MARKERS + g] = 1
         owner = s[i, C_MARKERS + g]  # a tie leaves the marker where it was
         if owner == 0:
-            points0 += _VALUES[g]
+            points0 += V_VALUES[v, g]
             gei0 += 1
         elif owner == 1:
-            points1 += _VALUES[g]
+            points1 += V_VALUES[v, g]
             gei1 += 1
     w = NO_WINNER
-    if points0 >= WIN_POINTS:  # both cannot: more than the 21 points in all
+    if points0 >= V_WIN_POINTS[v]:  # both cannot: more than half the points in all
         w = 0
-    elif points1 >= WIN_POINTS:
+    elif points1 >= V_WIN_POINTS[v]:
         w = 1
-    elif gei0 >= WIN_GEISHAS:  # both cannot: more than the 7 geishas
+    elif gei0 >= V_WIN_GEISHAS[v]:  # both cannot: more than half the geishas
         w = 0
-    elif gei1 >= WIN_GEISHAS:
+    elif gei1 >= V_WIN_GEISHAS[v]:
         w = 1
     elif round_limit > 0 and s[i, C_ROUND] >= round_limit:
         if points0 != points1:
@@ -480,8 +496,6 @@ def pick(m, u):
 
 # ------------------------------------------------------------ the deals ---
 
-_DECK = np.array(FULL_DECK, dtype=np.int8)
-
 
 @njit(cache=True)
 def _deal_rows(s, rows, decks, new_game):
@@ -496,15 +510,20 @@ class Dealer:
     ``shuffle`` is how a seed becomes decks: ``"permutation"`` (one
     ``rng.permutation`` per deck: the AEC env's) or ``"sort"`` (one batch of sort keys
     for all the rows dealt at once: the batch engine's).  Both are kept so that a
-    seeded game stays the game it was."""
+    seeded game stays the game it was.  Every game it deals is of one ``variant`` (its decks
+    are the variant's cards; a new game's row is marked with it)."""
 
-    def __init__(self, num_games: int, rng: np.random.Generator, shuffle: str) -> None:
+    def __init__(
+        self, num_games: int, rng: np.random.Generator, shuffle: str, variant: Variant = FULL
+    ) -> None:
         if shuffle not in ("permutation", "sort"):
             raise ValueError(f"shuffle must be 'permutation' or 'sort', got {shuffle!r}")
         self.rng = rng
         self.shuffle = shuffle
-        self.decks = np.zeros((num_games, 0, NUM_CARDS), dtype=np.int8)
-        """Scripted decks per game, ``[num_games, rounds, 21]``."""
+        self.variant = check_variant(variant)
+        self._deck = np.array(self.variant.full_deck, dtype=np.int8)
+        self.decks = np.zeros((num_games, 0, self.variant.num_cards), dtype=np.int8)
+        """Scripted decks per game, ``[num_games, rounds, cards]``."""
         self.n_decks = np.zeros(num_games, dtype=np.int64)
         """How many of each game's scripted decks are in use (0 for a game ended)."""
 
@@ -512,7 +531,7 @@ class Dealer:
         """Script the next games' rounds: ``decks[i]`` for game ``i`` (already validated; may
         be ragged or empty)."""
         counts = np.array([len(d) for d in decks], dtype=np.int64)
-        out = np.zeros((len(decks), int(counts.max(initial=0)), NUM_CARDS), dtype=np.int8)
+        out = np.zeros((len(decks), int(counts.max(initial=0)), self.variant.num_cards), dtype=np.int8)
         for i, game in enumerate(decks):
             if game:
                 out[i, : len(game)] = game
@@ -520,17 +539,19 @@ class Dealer:
 
     def deal(self, s: np.ndarray, rows: np.ndarray, new_game: np.ndarray) -> np.ndarray:
         """Deal the next round (a new game's first where ``new_game``) into ``rows`` of ``s``;
-        returns the decks dealt (``[len(rows), 21]`` int8)."""
+        returns the decks dealt (``[len(rows), cards]`` int8)."""
         next_round = np.where(new_game, 1, s[rows, C_ROUND] + 1)
         scripted = next_round <= self.n_decks[rows]
-        decks = np.empty((rows.size, NUM_CARDS), dtype=np.int8)
+        n = self.variant.num_cards
+        decks = np.empty((rows.size, n), dtype=np.int8)
         if scripted.any():
             decks[scripted] = self.decks[rows[scripted], next_round[scripted] - 1]
         k = int((~scripted).sum())
         if k and self.shuffle == "sort":
-            decks[~scripted] = _DECK[np.argsort(self.rng.random((k, NUM_CARDS)), axis=1)]
+            decks[~scripted] = self._deck[np.argsort(self.rng.random((k, n)), axis=1)]
         elif k:
-            decks[~scripted] = [self.rng.permutation(_DECK) for _ in range(k)]
+            decks[~scripted] = [self.rng.permutation(self._deck) for _ in range(k)]
+        s[rows[new_game], C_VARIANT] = self.variant.index
         _deal_rows(s, rows.astype(np.int64), decks, new_game.astype(np.bool_))
         return decks
 
@@ -544,11 +565,12 @@ class Dealer:
 # the differential check and tools.  The envs work on rows directly.
 
 
-def new_game(deck: Sequence[int], round_limit: int | None = None) -> State:
+def new_game(deck: Sequence[int], round_limit: int | None = None, variant: Variant = FULL) -> State:
     """:func:`hanamikoji_env.rules.new_game`, by the kernels."""
-    round_limit = check_round_limit(round_limit)
-    row = np.zeros((1, WIDTH), dtype=np.int32)
-    deal(row, 0, np.asarray(validate_deck(deck), dtype=np.int32), True)
+    variant = check_variant(variant)
+    round_limit = variant_round_limit(round_limit, variant)
+    row = blank_row(variant)
+    deal(row, 0, np.asarray(validate_deck(deck, variant), dtype=np.int32), True)
     return state_from_row(row[0], round_limit, None)
 
 
@@ -557,7 +579,7 @@ def next_round(state: State, deck: Sequence[int]) -> State:
     if state.phase != Phase.ROUND_OVER:
         raise ValueError(f"next_round needs a state whose round is over, not phase {state.phase.name}")
     row = rows_from_states([state])
-    deal(row, 0, np.asarray(validate_deck(deck), dtype=np.int32), False)
+    deal(row, 0, np.asarray(validate_deck(deck, state.variant), dtype=np.int32), False)
     return state_from_row(row[0], state.round_limit, state.last_round)
 
 
@@ -600,8 +622,9 @@ _RANGES = (  # (first column, width, lowest, highest): every value a kernel may 
     (C_CURRENT, 1, 0, 1), (C_TO_MOVE, 1, 0, 1), (C_PHASE, 1, 0, GAME_OVER), (C_TOKEN, 1, -1, NUM_TOKENS - 1),
     (C_SEL_LEN, 1, 0, MAX_SELECTION), (C_OFFER_LEN, 1, 0, MAX_SELECTION), (C_PILE_POS, 1, 0, DRAW_PILE_SIZE),
     (C_REMOVED, 1, 0, NUM_GEISHAS - 1), (C_WINNER, 1, NO_WINNER, 1), (C_SECRETS, 2, -1, NUM_GEISHAS - 1),
-    (C_HANDS, 6 * NUM_GEISHAS, 0, max(VALUES)), (C_MARKERS, NUM_GEISHAS, CENTRE, 1), (C_SPENT, 2 * NUM_TOKENS, 0, 1),
+    (C_HANDS, 6 * NUM_GEISHAS, 0, int(V_VALUES.max())), (C_MARKERS, NUM_GEISHAS, CENTRE, 1), (C_SPENT, 2 * NUM_TOKENS, 0, 1),
     (C_SELECTION, 2 * MAX_SELECTION + DRAW_PILE_SIZE, 0, NUM_GEISHAS - 1),
+    (C_VARIANT, 1, 0, len(VARIANT_LIST) - 1),
 )  # fmt: skip
 """Hands, Trade-offs and placed cards are contiguous (``C_HANDS`` on), as are the selection, the
 offer and the pile (``C_SELECTION`` on)."""
@@ -640,7 +663,8 @@ def rows_from_states(states: Sequence[State]) -> np.ndarray:
         )  # fmt: skip
         r[C_PHASE], r[C_TOKEN] = int(st.phase), st.token
         r[C_SEL_LEN], r[C_OFFER_LEN] = len(st.selection), len(st.offer)
-        r[C_PILE_POS] = DRAW_PILE_SIZE - len(st.draw_pile)
+        r[C_VARIANT] = st.variant.index
+        r[C_PILE_POS] = st.variant.draw_pile_size - len(st.draw_pile)
         r[C_REMOVED] = st.removed
         r[C_WINNER] = NO_WINNER if st.winner is None else st.winner
         r[C_SECRETS : C_SECRETS + 2] = st.secrets
@@ -651,7 +675,7 @@ def rows_from_states(states: Sequence[State]) -> np.ndarray:
         r[C_SPENT : C_SPENT + 2 * NUM_TOKENS] = st.spent[0] + st.spent[1]
         r[C_SELECTION : C_SELECTION + len(st.selection)] = st.selection
         r[C_OFFER : C_OFFER + len(st.offer)] = st.offer
-        r[C_PILE + r[C_PILE_POS] : C_PILE + DRAW_PILE_SIZE] = st.draw_pile
+        r[C_PILE + r[C_PILE_POS] : C_PILE + st.variant.draw_pile_size] = st.draw_pile
     return rows
 
 
@@ -666,6 +690,7 @@ def state_from_row(row: np.ndarray, round_limit: int | None, last_round: RoundSu
 
     scored = phase >= Phase.ROUND_OVER  # the Secrets are on the sides now
     winner = r[C_WINNER]
+    variant = VARIANT_LIST[r[C_VARIANT]]
     spent = pair(C_SPENT, NUM_TOKENS)
     return State(
         round=r[C_ROUND],
@@ -683,11 +708,12 @@ def state_from_row(row: np.ndarray, round_limit: int | None, last_round: RoundSu
         token=r[C_TOKEN],
         selection=tuple(r[C_SELECTION : C_SELECTION + r[C_SEL_LEN]]),
         offer=tuple(r[C_OFFER : C_OFFER + r[C_OFFER_LEN]]),
-        draw_pile=tuple(r[C_PILE + r[C_PILE_POS] : C_PILE + DRAW_PILE_SIZE]),
+        draw_pile=tuple(r[C_PILE + r[C_PILE_POS] : C_PILE + variant.draw_pile_size]),
         removed=r[C_REMOVED],
         winner=None if winner == NO_WINNER else winner,
         round_limit=round_limit,
         last_round=last_round,
+        variant=variant,
     )
 
 
@@ -695,7 +721,7 @@ def round_summary(row: np.ndarray) -> RoundSummary:
     """The public result of the scoring a row has just had (its Secrets are still recorded)."""
     r = row.tolist()
     markers = tuple(r[C_MARKERS : C_MARKERS + NUM_GEISHAS])
-    points, geishas = score(markers)
+    points, geishas = score(markers, VARIANT_LIST[r[C_VARIANT]])
     return RoundSummary(
         round=r[C_ROUND],
         markers=markers,

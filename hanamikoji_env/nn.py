@@ -10,6 +10,8 @@ weights_only=True)`` (no code runs on load) and checked before use:
 | ``observation_version`` | the observation version the network reads (absent in files written
   before versions were recorded: version 1) |
 | ``layout_hash`` | that version's layout hash; must match, so a changed layout never loads |
+| ``variant`` | the game the network was trained on (:data:`hanamikoji_env.rules.VARIANTS`; absent in
+  files written before variants: ``"full"``) |
 | ``model_config`` | ``{"hidden": 1..4096, "layers": 1..16}`` (ints) |
 | ``state_dict`` | the network's weights: its keys and shapes must be those of ``model_config``'s network |
 | anything else | what training adds (optimizer and RNG states, config, step counts) |
@@ -44,6 +46,7 @@ from hanamikoji_env.excerpt import short
 from hanamikoji_env.files import replace_atomically
 from hanamikoji_env.observation import DEFAULT_VERSION, VERSIONS, get_version
 from hanamikoji_env.pretrained import resolve_checkpoint
+from hanamikoji_env.rules import FULL, VARIANTS, check_variant
 
 FORMAT = "hanamikoji-policy/1"
 
@@ -74,9 +77,15 @@ class PolicyNet(nn.Module):
     ``observation_version``."""
 
     def __init__(
-        self, hidden: int = 256, layers: int = 2, observation_version: int = DEFAULT_VERSION
+        self,
+        hidden: int = 256,
+        layers: int = 2,
+        observation_version: int = DEFAULT_VERSION,
+        variant: str = FULL.name,
     ) -> None:
         super().__init__()
+        self.variant = check_variant(variant).name
+        """The game the network plays (a checkpoint records it; a tool for another refuses it)."""
         if not _network_size_ok(hidden, layers):
             raise ValueError(
                 f"hidden and layers must be ints in [1, {MAX_HIDDEN}] and [1, {MAX_LAYERS}], "
@@ -148,7 +157,7 @@ def widen(model: PolicyNet, hidden: int) -> PolicyNet:
     old = model.config["hidden"]
     if hidden < old:
         raise ValueError(f"cannot widen a {old}-unit network to {hidden} units")
-    wide = PolicyNet(hidden, model.config["layers"], model.observation_version)
+    wide = PolicyNet(hidden, model.config["layers"], model.observation_version, model.variant)
     for i, (src, dst) in enumerate(zip(model.trunk[::2], wide.trunk[::2], strict=True)):
         if i:
             dst.weight[:old, old:] = 0.0  # old units do not hear the new ones
@@ -189,6 +198,7 @@ def save_checkpoint(path: str | Path, model: PolicyNet, **extra: Any) -> None:
         "env_version": __version__,
         "observation_version": version.number,
         "layout_hash": version.layout_hash,
+        "variant": model.variant,
         "model_config": dict(model.config),
         "state_dict": model.state_dict(),
         **extra,
@@ -242,6 +252,12 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     if data.get("layout_hash") != VERSIONS[number].layout_hash:
         raise CheckpointError(
             f"{path} was made for another layout of observation version {number} or another action set"
+        )
+    variant = data.get("variant", FULL.name)  # files from before variants: the full game
+    if not isinstance(variant, str) or variant not in VARIANTS:
+        raise CheckpointError(
+            f"{path} was trained on variant {short(variant)}; this hanamikoji-env {__version__} "
+            f"knows {', '.join(VARIANTS)}"
         )
     config = data.get("model_config")
     if (
@@ -454,7 +470,11 @@ def load_policy(path: str | Path) -> PolicyNet:
 
 def policy_from(data: dict[str, Any], path: str | Path) -> PolicyNet:
     """The network of checkpoint ``data`` already read (and checked) from ``path``, in eval mode."""
-    model = PolicyNet(**data["model_config"], observation_version=data.get("observation_version", 1))
+    model = PolicyNet(
+        **data["model_config"],
+        observation_version=data.get("observation_version", 1),
+        variant=data.get("variant", FULL.name),
+    )
     try:
         model.load_state_dict(data["state_dict"])
     except RuntimeError as e:

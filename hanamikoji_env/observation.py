@@ -148,6 +148,7 @@ from hanamikoji_env.engine import (
     C_TOKEN,
     C_TRADEOFFS,
     C_TURN,
+    C_VARIANT,
     COMP_PHASE,
     F_ANSWER,
     F_CARDS,
@@ -158,6 +159,8 @@ from hanamikoji_env.engine import (
     ROUND_OVER,
     SELECT_PHASE,
     SET_SIZE,
+    V_TURNS,
+    V_VALUES,
     legal,
     log_at,
     log_field,
@@ -291,7 +294,6 @@ O_M_ME, O_M_OPP = (np.int64(OFFSETS[f].start) for f in ("marker_me", "marker_opp
 O_S_ME, O_S_OPP = (np.int64(OFFSETS[f].start) for f in ("spent_me", "spent_opp"))
 O_SIZES, O_ROUND = (np.int64(OFFSETS[f].start) for f in ("sizes", "round"))
 O_STARTED, O_UNSEEN = (np.int64(OFFSETS[f].start) for f in ("i_started", "unseen"))
-_VALUES = np.array(VALUES, dtype=np.int32)
 
 
 @njit(cache=True)
@@ -301,6 +303,7 @@ def encode_row(s, i, seat, o, m):
     o[:] = 0.0
     opp = 1 - seat
     phase = s[i, C_PHASE]
+    v = s[i, C_VARIANT]
     if seat == s[i, C_TO_MOVE]:
         legal(s, i, m)
         if phase < ROUND_OVER:
@@ -342,13 +345,13 @@ def encode_row(s, i, seat, o, m):
             o[O_M_ME + g] = 1.0
         elif owner == opp:
             o[O_M_OPP + g] = 1.0
-        o[O_UNSEEN + g] = _VALUES[g] - h - t - pm - po - o[O_SECRET + g] - o[O_OFFER + g]
+        o[O_UNSEEN + g] = V_VALUES[v, g] - h - t - pm - po - o[O_SECRET + g] - o[O_OFFER + g]
     for t in range(NUM_TOKENS):
         o[O_S_ME + t] = s[i, C_SPENT + NUM_TOKENS * seat + t]
         o[O_S_OPP + t] = s[i, C_SPENT + NUM_TOKENS * opp + t]
     o[O_SIZES] = size_me
     o[O_SIZES + 1] = size_opp
-    o[O_SIZES + 2] = DRAW_PILE_SIZE - s[i, C_PILE_POS]
+    o[O_SIZES + 2] = V_TURNS[v] - s[i, C_PILE_POS]  # a variant's pile holds one card a turn
     o[O_ROUND] = min(s[i, C_ROUND], MAX_ROUND)
     if s[i, C_STARTER] == seat:
         o[O_STARTED] = 1.0

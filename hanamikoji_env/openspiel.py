@@ -3,7 +3,8 @@
     import pyspiel
     import hanamikoji_env.openspiel  # registers the game
     game = pyspiel.load_game("python_hanamikoji")           # or "python_hanamikoji(round_limit=3)"
-    # parameters: round_limit (default 12), observation_version (default 1)
+    # parameters: round_limit (default 12), observation_version (default 1), variant (default "full")
+    mini = pyspiel.load_game("python_hanamikoji(variant=mini)")  # small enough to solve exactly
 
 The game plays on the engine of record (:mod:`hanamikoji_env.engine`, one row
 per state) and shows each player the env's own observation, so OpenSpiel's
@@ -19,6 +20,9 @@ against the AEC env.
   (cards of it not yet dealt this round) / (cards not yet dealt).  A deck
   ``[removed, hand 0, hand 1, pile...]`` of the env is exactly that sequence of
   outcomes.
+- **Variants**: ``variant=mini`` (:data:`hanamikoji_env.rules.MINI`: three geishas, Secret
+  and Gift, one round; its own round limit of 1) deals its 9 cards the same way; OpenSpiel's
+  exact tools (``exploitability.nash_conv``, CFR, CFR+) walk its whole tree in minutes.
 - **Returns**: +1 / -1, or 0 / 0 for a draw, at the end only.
 - **Length**: OpenSpiel needs a finite game.  ``round_limit`` (default
   :data:`DEFAULT_ROUND_LIMIT` = 12) ends the game after that many scorings with
@@ -63,25 +67,31 @@ from hanamikoji_env.actions import NUM_ACTIONS, action_name
 from hanamikoji_env.engine import C_CURRENT, C_PHASE, C_TURN, C_WINNER, GAME_OVER, ROUND_OVER, TOKEN_PHASE
 from hanamikoji_env.observation import DEFAULT_VERSION, VERSIONS, ObservationVersion, decode, get_version
 from hanamikoji_env.rules import (
-    DRAW_PILE_SIZE,
-    HAND_SIZE,
+    FULL,
     NUM_GEISHAS,
-    NUM_REMOVED,
     RETURNS,
-    VALUES,
     State,
+    Variant,
     check_round_limit,
+    check_variant,
+    variant_round_limit,
 )
 
 RECALL = VERSIONS[2]
 """The information-state tensor's encoding: observation version 2, perfect recall."""
 DEFAULT_ROUND_LIMIT = 12
 """Scorings after which a game ends with the round-limit tie-breaks (OpenSpiel needs a finite game)."""
-DEAL_OUTCOMES = NUM_REMOVED + 2 * HAND_SIZE + 1
-"""Chance outcomes that open a round: the removed card, both hands, the starting player's draw."""
+
+
+def deal_outcomes(variant: Variant = FULL) -> int:
+    """Chance outcomes that open a round: the removed card, both hands, the starting player's draw."""
+    return variant.num_removed + 2 * variant.hand_size + 1
+
+
+DEAL_OUTCOMES = deal_outcomes()
 DECISIONS_PER_ROUND = 34
 """At most, per round: each player's 4 tokens, 10 cards, 1 split and 2 answers."""
-CHANCE_PER_ROUND = DEAL_OUTCOMES + DRAW_PILE_SIZE - 1
+CHANCE_PER_ROUND = DEAL_OUTCOMES + FULL.draw_pile_size - 1
 
 _GAME_TYPE = pyspiel.GameType(
     short_name="python_hanamikoji",
@@ -97,7 +107,11 @@ _GAME_TYPE = pyspiel.GameType(
     provides_information_state_tensor=True,
     provides_observation_string=True,
     provides_observation_tensor=True,
-    parameter_specification={"round_limit": DEFAULT_ROUND_LIMIT, "observation_version": DEFAULT_VERSION},
+    parameter_specification={
+        "round_limit": DEFAULT_ROUND_LIMIT,
+        "observation_version": DEFAULT_VERSION,
+        "variant": FULL.name,
+    },
 )
 
 
@@ -108,11 +122,15 @@ class HanamikojiGame(pyspiel.Game):
         params = {
             "round_limit": DEFAULT_ROUND_LIMIT,
             "observation_version": DEFAULT_VERSION,
+            "variant": FULL.name,
             **(params or {}),
         }
+        variant = check_variant(params["variant"])
         limit = params["round_limit"]
         if limit is None:  # the one input the envs take and this game cannot: it must end
             raise ValueError("round_limit must be an int here: OpenSpiel needs a finite game")
+        if variant.round_limit is not None:  # the variant's own cap (pyspiel passes the default 12)
+            limit = variant_round_limit(None if limit == DEFAULT_ROUND_LIMIT else limit, variant)
         limit = check_round_limit(limit)
         version = get_version(params["observation_version"])
         info = pyspiel.GameInfo(
@@ -124,9 +142,14 @@ class HanamikojiGame(pyspiel.Game):
             utility_sum=0.0,
             max_game_length=limit * (DECISIONS_PER_ROUND + CHANCE_PER_ROUND),
         )
-        super().__init__(_GAME_TYPE, info, {"round_limit": limit, "observation_version": version.number})
+        super().__init__(
+            _GAME_TYPE,
+            info,
+            {"round_limit": limit, "observation_version": version.number, "variant": variant.name},
+        )
         self.round_limit = limit
         self.version = version
+        self.variant = variant
 
     def new_initial_state(self) -> HanamikojiState:
         return HanamikojiState(self)
@@ -143,11 +166,14 @@ class HanamikojiState(pyspiel.State):
     def __init__(self, game: HanamikojiGame) -> None:
         super().__init__(game)
         self._limit = game.round_limit
-        self._version = game.version
-        self._row = engine.blank_row()  # before the first deal, as rules.new_game starts
+        self._version_number = game.version.number
+        """The observation version, by number: a clone (a deep copy) then copies an int, not
+        the version's compiled encoders."""
+        self._variant = game.variant
+        self._row = engine.blank_row(game.variant)  # before the first deal, as rules.new_game starts
         self._dealt: list[int] | None = []
         """The outcomes of the round's opening deal so far (None once it is dealt)."""
-        self._pool = np.array(VALUES, dtype=np.int64)
+        self._pool = np.array(game.variant.values, dtype=np.int64)
         """Cards not dealt yet this round, per geisha: where chance draws from."""
         self._drawing = -1
         """The seat waiting for its draw (a chance node), or -1."""
@@ -185,7 +211,7 @@ class HanamikojiState(pyspiel.State):
             turn = row[0, C_TURN]
             phase = engine.apply_one(row, 0, action, self._limit)
             if phase == ROUND_OVER:
-                self._dealt, self._pool = [], np.array(VALUES, dtype=np.int64)
+                self._dealt, self._pool = [], np.array(self._variant.values, dtype=np.int64)
             elif phase == TOKEN_PHASE and row[0, C_TURN] != turn:  # a new turn: its player drew
                 engine.unset_draw(row, 0)  # the placeholder card is taken back: chance draws the real one
                 self._drawing = int(row[0, C_CURRENT])
@@ -218,7 +244,9 @@ class HanamikojiState(pyspiel.State):
     def encode(self, player: int, obs: np.ndarray, version: ObservationVersion | None = None) -> None:
         """Write ``player``'s observation vector into ``obs``: of the game's version, or of
         ``version`` (:data:`RECALL` for the information-state tensor)."""
-        (version or self._version).encode_row(self._row, 0, player, obs, np.empty(NUM_ACTIONS, dtype=np.int8))
+        (version or VERSIONS[self._version_number]).encode_row(
+            self._row, 0, player, obs, np.empty(NUM_ACTIONS, dtype=np.int8)
+        )
 
     def history_digest(self, player: int) -> str:
         """A digest of every view ``player`` has had in this game, in order."""
@@ -231,6 +259,10 @@ class HanamikojiState(pyspiel.State):
 
         if self.current_player() != player:
             raise ValueError("resampling is for the player to move")
+        if self._variant != FULL:
+            raise ValueError(
+                f"resampling deals the full game's cards, not the {self._variant.name} variant's"
+            )
         obs = np.empty(VERSIONS[1].size, dtype=np.float32)
         self.encode(player, obs, VERSIONS[1])  # what determinize reads
         world = determinize(obs, rng, self._limit)  # the player as seat 0
@@ -269,8 +301,8 @@ class HanamikojiState(pyspiel.State):
         assert self._dealt is not None
         self._dealt.append(card)
         self._pool[card] -= 1
-        if len(self._dealt) == DEAL_OUTCOMES:  # the pile after the first draw: placeholders for chance
-            deck = np.array(self._dealt + [0] * (DRAW_PILE_SIZE - 1), dtype=np.int64)
+        if len(self._dealt) == deal_outcomes(self._variant):  # the pile after the first draw: placeholders
+            deck = np.array(self._dealt + [0] * (self._variant.draw_pile_size - 1), dtype=np.int64)
             engine.deal(self._row, 0, deck, self._new_game)
             self._dealt, self._new_game = None, False
             engine.legal(self._row, 0, self._mask)
@@ -281,7 +313,7 @@ class HanamikojiState(pyspiel.State):
         self._drawing = -1
 
     def _record_views(self) -> None:
-        obs = np.empty(self._version.size, dtype=np.float32)
+        obs = np.empty(VERSIONS[self._version_number].size, dtype=np.float32)
         for player in (0, 1):
             self.encode(player, obs)
             view = obs.astype(np.uint8).tobytes()

@@ -13,7 +13,8 @@ The games themselves are played by the compiled engine of record,
 state by state over many random games.  Bots and renders read States.
 
 A deck is 21 geisha ids in this order:
-``[removed, player 0's 6 cards, player 1's 6 cards, draw pile top first (8)]``.
+``[removed, player 0's 6 cards, player 1's 6 cards, draw pile top first (8)]``
+(a :class:`Variant` deals fewer: ``[removed, hand 0, hand 1, pile]`` of its sizes).
 
 Rules (stated in docs/rules.md, ``hanamikoji-docs rules``) and where they live:
 
@@ -29,6 +30,8 @@ Rules (stated in docs/rules.md, ``hanamikoji-docs rules``) and where they live:
   round limit with its tie-break -> :func:`_winner`;
 - the starting player alternates every round, full reshuffle ->
   :func:`next_round` (the caller passes a fresh deck);
+- the mini variant (three geishas, Secret and Gift, one round) and every other size of the game
+  -> :class:`Variant`, :data:`VARIANTS` (data the functions above read from ``State.variant``);
 - +1 / -1 for the winner and loser, 0 / 0 for a draw -> :data:`RETURNS`;
 - the lead that markers give a seat (search values, training's shaping) ->
   :func:`lead`.
@@ -92,6 +95,89 @@ Counts = tuple[int, int, int, int, int, int, int]
 
 EMPTY: Counts = (0, 0, 0, 0, 0, 0, 0)
 FULL_DECK: tuple[int, ...] = tuple(g for g in range(NUM_GEISHAS) for _ in range(VALUES[g]))
+
+
+# -------------------------------------------------------------- variants ---
+
+
+class Variant(NamedTuple):
+    """A size of the game, as data: which geishas and tokens are in play, the goals, the round cap.
+
+    Every variant keeps the full game's geisha ids, action ids and array widths: a geisha not in
+    play has value 0 (no cards, her marker never moves) and a token not in play starts every
+    round spent.  The deal follows from the tokens: each player draws once a turn and uses
+    every card (hand = the tokens' cards - the turns), the pile holds both players' draws, and
+    the rest of the cards are removed unseen.
+    """
+
+    name: str
+    values: Counts
+    """Charm value (= item cards) of each of the 7 geishas; 0 for a geisha not in play."""
+    tokens: tuple[int, ...]
+    """The action tokens in play, ascending token ids."""
+    win_points: int
+    win_geishas: int
+    round_limit: int | None
+    """The variant's own round cap (None: play until somebody wins); it overrides the option."""
+    index: int
+    """The variant's id in the engine's rows (:data:`VARIANTS` order)."""
+
+    @property
+    def num_cards(self) -> int:
+        return sum(self.values)
+
+    @property
+    def turns_per_round(self) -> int:
+        return 2 * len(self.tokens)
+
+    @property
+    def hand_size(self) -> int:
+        return sum(TOKEN_SIZES[t] for t in self.tokens) - len(self.tokens)
+
+    @property
+    def draw_pile_size(self) -> int:
+        return self.turns_per_round
+
+    @property
+    def num_removed(self) -> int:
+        return self.num_cards - 2 * self.hand_size - self.draw_pile_size
+
+    @property
+    def full_deck(self) -> tuple[int, ...]:
+        return tuple(g for g in range(NUM_GEISHAS) for _ in range(self.values[g]))
+
+    @property
+    def geishas(self) -> tuple[int, ...]:
+        """The ids of the geishas in play."""
+        return tuple(g for g in range(NUM_GEISHAS) if self.values[g])
+
+    def spent_at_deal(self) -> tuple[bool, bool, bool, bool]:
+        """Each token's spent flag when a round is dealt: the tokens not in play stay spent."""
+        return tuple(t not in self.tokens for t in range(len(TOKEN_SIZES)))  # type: ignore[return-value]
+
+
+FULL = Variant("full", VALUES, (SECRET, TRADEOFF, GIFT, COMPETITION), WIN_POINTS, WIN_GEISHAS, None, 0)
+"""The official game: the default everywhere."""
+MINI = Variant("mini", (2, 0, 0, 3, 0, 4, 0), (SECRET, GIFT), 5, 2, 1, 1)
+"""A variant small enough to solve exactly: three geishas of the full game (ids 0, 3, 5: values
+2, 3, 4, so 9 cards), Secret and Gift only, one round.  One card removed unseen, 2 dealt to each
+player, 4 in the pile; 4 turns.  5 charm points or 2 geishas win, else more points, then more
+geishas, else a draw."""
+VARIANTS: dict[str, Variant] = {v.name: v for v in (FULL, MINI)}
+"""Every variant by name, in :attr:`Variant.index` order."""
+assert [v.index for v in VARIANTS.values()] == list(range(len(VARIANTS)))
+assert all(v.num_removed == 1 and v.draw_pile_size <= DRAW_PILE_SIZE for v in VARIANTS.values())
+
+
+def check_variant(variant: object) -> Variant:
+    """``variant`` (a name or a :class:`Variant`) as a :class:`Variant`; ``ValueError`` naming the
+    known ones otherwise."""
+    if isinstance(variant, Variant) and VARIANTS.get(variant.name) == variant:
+        return variant
+    if isinstance(variant, str) and variant in VARIANTS:
+        return VARIANTS[variant]
+    shown = variant if isinstance(variant, str) and len(variant) <= 40 else type(variant).__name__
+    raise ValueError(f"unknown variant {shown!r}: expected one of {', '.join(VARIANTS)}")
 
 
 class Phase(IntEnum):
@@ -171,30 +257,35 @@ class State(NamedTuple):
     """Winning seat, :data:`DRAW`, or None while the game goes on."""
     round_limit: int | None
     last_round: RoundSummary | None
+    variant: Variant = FULL
+    """The size of the game (:data:`FULL` unless a variant was asked for)."""
 
 
 # ---------------------------------------------------------------- decks ---
 
 
-def shuffled_deck(rng: np.random.Generator) -> tuple[int, ...]:
-    """A uniformly shuffled deck drawn from ``rng``."""
-    return tuple(int(g) for g in rng.permutation(FULL_DECK))
+def shuffled_deck(rng: np.random.Generator, variant: Variant = FULL) -> tuple[int, ...]:
+    """A uniformly shuffled deck of ``variant`` drawn from ``rng``."""
+    return tuple(int(g) for g in rng.permutation(variant.full_deck))
 
 
-def validate_deck(deck: object) -> tuple[int, ...]:
+def validate_deck(deck: object, variant: Variant = FULL) -> tuple[int, ...]:
     """Return ``deck`` as a tuple of ints, or raise ``ValueError`` saying what is wrong."""
+    n = variant.num_cards
     if isinstance(deck, (str, bytes)) or not isinstance(deck, (Sequence, np.ndarray)):
-        raise ValueError(f"a deck must be a sequence of 21 geisha ids, got {type(deck).__name__}")
-    if len(deck) != NUM_CARDS:
-        raise ValueError(f"a deck must hold {NUM_CARDS} cards, got {len(deck)}")
+        raise ValueError(f"a deck must be a sequence of {n} geisha ids, got {type(deck).__name__}")
+    if len(deck) != n:
+        raise ValueError(f"a deck must hold {n} cards, got {len(deck)}")
     cards = []
     for i, g in enumerate(deck):
         if isinstance(g, bool) or not isinstance(g, (int, np.integer)) or not 0 <= g < NUM_GEISHAS:
             raise ValueError(f"deck[{i}] = {g!r} is not a geisha id (an int in 0..6)")
         cards.append(int(g))
     counts = tuple(cards.count(g) for g in range(NUM_GEISHAS))
-    if counts != VALUES:
-        raise ValueError(f"a deck must hold {list(VALUES)} cards of geishas 0..6, got counts {list(counts)}")
+    if counts != variant.values:
+        raise ValueError(
+            f"a deck must hold {list(variant.values)} cards of geishas 0..6, got counts {list(counts)}"
+        )
     return tuple(cards)
 
 
@@ -223,9 +314,22 @@ def check_seed(seed: object) -> int | None:
 # ---------------------------------------------------------------- setup ---
 
 
-def new_game(deck: Sequence[int], round_limit: int | None = None) -> State:
-    """The first round of a game, dealt from ``deck``; seat 0 starts."""
+def variant_round_limit(round_limit: object, variant: Variant) -> int | None:
+    """The round limit a game of ``variant`` plays under: the option, checked, unless the variant
+    has its own (then the option must be None or the same)."""
     round_limit = check_round_limit(round_limit)
+    if variant.round_limit is None or round_limit in (None, variant.round_limit):
+        return variant.round_limit if variant.round_limit is not None else round_limit
+    raise ValueError(
+        f"the {variant.name} variant plays {variant.round_limit} round(s); round_limit={round_limit} "
+        "cannot change it (leave it None)"
+    )
+
+
+def new_game(deck: Sequence[int], round_limit: int | None = None, variant: Variant = FULL) -> State:
+    """The first round of a game of ``variant``, dealt from ``deck``; seat 0 starts."""
+    variant = check_variant(variant)
+    round_limit = variant_round_limit(round_limit, variant)
     blank = State(
         round=0,
         starter=1,
@@ -247,6 +351,7 @@ def new_game(deck: Sequence[int], round_limit: int | None = None) -> State:
         winner=None,
         round_limit=round_limit,
         last_round=None,
+        variant=variant,
     )
     return next_round(blank, deck)
 
@@ -255,21 +360,23 @@ def next_round(state: State, deck: Sequence[int]) -> State:
     """Deal the next round from ``deck``: markers stay, the other player starts."""
     if state.phase != Phase.ROUND_OVER:
         raise ValueError(f"next_round needs a state whose round is over, not phase {state.phase.name}")
-    deck = validate_deck(deck)
+    v = state.variant
+    deck = validate_deck(deck, v)
     starter = 1 - state.starter
+    hand = v.hand_size
     dealt = state._replace(
         round=state.round + 1,
         starter=starter,
         turn=0,
-        hands=(count_cards(deck[1:7]), count_cards(deck[7:13])),
+        hands=(count_cards(deck[1 : 1 + hand]), count_cards(deck[1 + hand : 1 + 2 * hand])),
         secrets=(-1, -1),
         tradeoffs=(EMPTY, EMPTY),
         placed=(EMPTY, EMPTY),
-        spent=((False,) * 4, (False,) * 4),
+        spent=(v.spent_at_deal(), v.spent_at_deal()),
         token=-1,
         selection=(),
         offer=(),
-        draw_pile=deck[13:],
+        draw_pile=deck[1 + 2 * hand :],
         removed=deck[0],
     )
     return _start_turn(dealt, starter)
@@ -444,7 +551,7 @@ def _end_turn(state: State, seat: int) -> State:
         offer=(),
         turn=state.turn + 1,
     )
-    if state.turn == TURNS_PER_ROUND:
+    if state.turn == state.variant.turns_per_round:
         return _score_round(state)
     return _start_turn(state, 1 - seat)
 
@@ -461,9 +568,9 @@ def _score_round(state: State) -> State:
         0 if placed[0][g] > placed[1][g] else 1 if placed[1][g] > placed[0][g] else owner
         for g, owner in enumerate(state.markers)
     )
-    points, geishas = score(markers)
+    points, geishas = score(markers, state.variant)
     summary = RoundSummary(state.round, markers, points, geishas, state.secrets, placed)  # type: ignore[arg-type]
-    winner = _winner(points, geishas, state.round, state.round_limit)
+    winner = _winner(points, geishas, state.round, state.round_limit, state.variant)
     return state._replace(
         phase=Phase.ROUND_OVER if winner is None else Phase.GAME_OVER,
         placed=placed,
@@ -474,25 +581,25 @@ def _score_round(state: State) -> State:
     )
 
 
-def score(markers: Sequence[int]) -> tuple[tuple[int, int], tuple[int, int]]:
+def score(markers: Sequence[int], variant: Variant = FULL) -> tuple[tuple[int, int], tuple[int, int]]:
     """Charm points and geisha counts of seats 0 and 1 for the given markers."""
     points = [0, 0]
     geishas = [0, 0]
     for g, owner in enumerate(markers):
         if owner != CENTRE:
-            points[owner] += VALUES[g]
+            points[owner] += variant.values[g]
             geishas[owner] += 1
     return (points[0], points[1]), (geishas[0], geishas[1])
 
 
 def _winner(
-    points: tuple[int, int], geishas: tuple[int, int], rnd: int, round_limit: int | None
+    points: tuple[int, int], geishas: tuple[int, int], rnd: int, round_limit: int | None, variant: Variant
 ) -> int | None:
     for s in (0, 1):
-        if points[s] >= WIN_POINTS:  # both cannot: 22 > 21 points in all
+        if points[s] >= variant.win_points:  # both cannot: more than half the points in all
             return s
     for s in (0, 1):
-        if geishas[s] >= WIN_GEISHAS:  # both cannot: 8 > 7 geishas in all
+        if geishas[s] >= variant.win_geishas:  # both cannot: more than half the geishas
             return s
     if round_limit is not None and rnd >= round_limit:
         if points[0] != points[1]:
@@ -523,7 +630,7 @@ def lead(points: float, geishas: float) -> float:
 
 
 def card_totals(state: State) -> Counts:
-    """Every card of the round, wherever it is, per geisha (always :data:`VALUES`)."""
+    """Every card of the round, wherever it is, per geisha (always the variant's values)."""
     total = _add(EMPTY, state.draw_pile)
     if state.removed >= 0:
         total = _add(total, (state.removed,))

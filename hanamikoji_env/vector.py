@@ -37,6 +37,7 @@ from hanamikoji_env.engine import (
     C_PHASE,
     C_ROUND,
     C_TO_MOVE,
+    C_VARIANT,
     C_WINNER,
     GAME_OVER,
     GAME_WIDTH,
@@ -50,7 +51,7 @@ from hanamikoji_env.engine import (
     pick,
 )
 from hanamikoji_env.observation import DEFAULT_VERSION, get_version, observation_space
-from hanamikoji_env.rules import NUM_GEISHAS, check_round_limit, check_seed, validate_deck
+from hanamikoji_env.rules import NUM_GEISHAS, check_seed, check_variant, validate_deck, variant_round_limit
 
 # ------------------------------------------------------------- kernels ---
 
@@ -118,10 +119,13 @@ class BatchEngine:
         round_limit: int | None = None,
         observation_version: int = DEFAULT_VERSION,
         autoreset: bool = True,
+        variant: str = "full",
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
-        self.round_limit = check_round_limit(round_limit)
+        self.variant = check_variant(variant)
+        """The size of the game every row plays (:data:`hanamikoji_env.rules.VARIANTS`)."""
+        self.round_limit = variant_round_limit(round_limit, self.variant)
         self.autoreset = bool(autoreset)
         """True: a finished game's row starts a new game in the same step.  False: it stays
         finished (its mask all zero, its actions ignored) until :meth:`reset_games`."""
@@ -129,7 +133,7 @@ class BatchEngine:
         """The observation version the rows are encoded in: its layout, encoders and spaces."""
         self.num_envs = int(num_envs)
         n = self.num_envs
-        self._dealer = Dealer(n, np.random.default_rng(check_seed(seed)), shuffle="sort")
+        self._dealer = Dealer(n, np.random.default_rng(check_seed(seed)), "sort", self.variant)
         self._s = np.zeros((n, WIDTH), dtype=np.int32)
         self._obs = np.zeros((n, self.encoding.size), dtype=np.float32)
         self._mask = np.zeros((n, NUM_ACTIONS), dtype=np.int8)
@@ -257,11 +261,15 @@ class BatchEngine:
     def set_state(self, state: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Restore :meth:`get_state`; returns the current ``(obs, mask, to_play)``."""
         rows = np.asarray(state["rows"], dtype=np.int32)
+        if rows.ndim == 2 and rows.shape[1] in (GAME_WIDTH - 1, WIDTH - 1):  # saved before variants:
+            rows = np.insert(rows, C_VARIANT, 0, axis=1)  # the full game's
         if rows.shape == (self.num_envs, GAME_WIDTH):  # saved before rows kept a log: an empty one
             rows = np.concatenate([rows, np.zeros((self.num_envs, WIDTH - GAME_WIDTH), np.int32)], axis=1)
         if rows.shape != (self.num_envs, WIDTH):
             raise ValueError(f"state rows must have shape ({self.num_envs}, {WIDTH}), got {rows.shape}")
         check_rows(rows)  # from a file: the kernels index with these values
+        if (rows[:, C_VARIANT] != self.variant.index).any():
+            raise ValueError(f"state rows are not all of this engine's variant ({self.variant.name})")
         self._s = rows.copy()
         self._dealer.decks = np.asarray(state["decks"], dtype=np.int8).copy()
         self._dealer.n_decks = np.asarray(state["n_decks"], dtype=np.int64).copy()
@@ -302,12 +310,13 @@ class BatchEngine:
         for i, env_decks in enumerate(decks):
             if isinstance(env_decks, (str, bytes)) or not isinstance(env_decks, (Sequence, np.ndarray)):
                 raise ValueError(
-                    f"decks[{i}] must be a list of decks (each 21 geisha ids), got {type(env_decks).__name__}"
+                    f"decks[{i}] must be a list of decks (each {self.variant.num_cards} geisha ids), "
+                    f"got {type(env_decks).__name__}"
                 )
             rows = []
             for r, deck in enumerate(env_decks):
                 try:
-                    rows.append(validate_deck(deck))
+                    rows.append(validate_deck(deck, self.variant))
                 except ValueError as e:
                     raise ValueError(f"decks[{i}][{r}] (round {r + 1}): {e}") from None
             parsed.append(rows)
@@ -360,13 +369,16 @@ class HanamikojiVectorEnv(gymnasium.vector.VectorEnv):
         observation_version: int = DEFAULT_VERSION,
         autoreset_mode: gymnasium.vector.AutoresetMode | str = gymnasium.vector.AutoresetMode.NEXT_STEP,
         flat: bool = False,
+        variant: str = "full",
     ) -> None:
         mode = _autoreset_mode(autoreset_mode)
         self.metadata = {"autoreset_mode": mode}
         self.autoreset_mode = mode
         self.flat = bool(flat)
         same_step = mode == gymnasium.vector.AutoresetMode.SAME_STEP
-        self.engine = BatchEngine(num_envs, seed, round_limit, observation_version, autoreset=same_step)
+        self.engine = BatchEngine(
+            num_envs, seed, round_limit, observation_version, autoreset=same_step, variant=variant
+        )
         self.num_envs = self.engine.num_envs
         space = observation_space(observation_version, to_play=True)
         self.single_observation_space = space["observation"] if self.flat else space

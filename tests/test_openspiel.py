@@ -16,11 +16,23 @@ GAME = pyspiel.load_game("python_hanamikoji")
 
 
 def test_loads_with_parameters_and_declares_the_game() -> None:
-    assert GAME.get_parameters() == {"round_limit": DEFAULT_ROUND_LIMIT, "observation_version": 1}
+    assert GAME.get_parameters() == {
+        "round_limit": DEFAULT_ROUND_LIMIT,
+        "observation_version": 1,
+        "variant": "full",
+    }
     assert pyspiel.load_game("python_hanamikoji(round_limit=3)").get_parameters() == {
         "round_limit": 3,
         "observation_version": 1,
+        "variant": "full",
     }
+    mini = pyspiel.load_game("python_hanamikoji(variant=mini)")  # the variant's own one round
+    assert mini.get_parameters() == {"round_limit": 1, "observation_version": 1, "variant": "mini"}
+    assert mini.new_initial_state().chance_outcomes() == [(0, 2 / 9), (3, 3 / 9), (5, 4 / 9)]
+    with pytest.raises(ValueError, match="mini variant plays 1 round"):
+        pyspiel.load_game("python_hanamikoji(variant=mini,round_limit=3)")
+    with pytest.raises(ValueError, match="unknown variant 'tiny': expected one of full, mini"):
+        pyspiel.load_game("python_hanamikoji(variant=tiny)")
     assert GAME.num_distinct_actions() == 23 and GAME.max_chance_outcomes() == 7 and GAME.num_players() == 2
     assert GAME.max_game_length() == DEFAULT_ROUND_LIMIT * 55
     kind = GAME.get_type()
@@ -55,17 +67,23 @@ def test_chance_outcomes_are_the_undealt_cards_with_exact_probabilities() -> Non
     assert outcomes[6] == pytest.approx(4 / 20) and sum(outcomes.values()) == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize("games", [60, pytest.param(1000, marks=pytest.mark.slow)])
-def test_plays_the_same_games_as_the_aec_env(games: int) -> None:
+@pytest.mark.parametrize(
+    ("games", "variant"),
+    [(60, "full"), (200, "mini"), pytest.param(1000, "full", marks=pytest.mark.slow)],
+)
+def test_plays_the_same_games_as_the_aec_env(games: int, variant: str) -> None:
     """Same seeded decks and random legal actions: the acting player, legal actions, both players'
     observation tensors and the returns agree at every decision (and cloning and serialization
     keep the game)."""
     rng = np.random.default_rng(3)
+    v = rules.VARIANTS[variant]
+    game_of = GAME if variant == "full" else pyspiel.load_game(f"python_hanamikoji(variant={variant})")
+    limit = v.round_limit or DEFAULT_ROUND_LIMIT
     for game in range(games):
-        decks = [list(rules.shuffled_deck(rng)) for _ in range(DEFAULT_ROUND_LIMIT)]
-        env = raw_env(round_limit=DEFAULT_ROUND_LIMIT)
+        decks = [list(rules.shuffled_deck(rng, v)) for _ in range(limit)]
+        env = raw_env(round_limit=limit, variant=variant)
         env.reset(seed=0, options={"decks": decks})
-        state = GAME.new_initial_state()
+        state = game_of.new_initial_state()
         rnd, pos = 1, 0  # the round being dealt and the next card of its deck
         while True:
             if state.is_chance_node():
@@ -88,7 +106,7 @@ def test_plays_the_same_games_as_the_aec_env(games: int) -> None:
                 assert np.array_equal(state.information_state_tensor(p), recall)
             action = int(rng.choice(state.legal_actions()))
             if game % 25 == 0 and rng.random() < 0.05:
-                state = state.clone() if rng.random() < 0.5 else GAME.deserialize_state(state.serialize())
+                state = state.clone() if rng.random() < 0.5 else game_of.deserialize_state(state.serialize())
             state.apply_action(action)
             env.step(action)
 

@@ -130,6 +130,16 @@ class Bot(ABC):
         if state:
             raise ValueError(f"{type(self).__name__} keeps no game state, got {state!r}")
 
+    def play_probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """How the bot plays each row of a batch, as probabilities (``[N, 23]``, 0 on illegal
+        moves): what exact evaluation (:mod:`hanamikoji_env.exact`) needs at every information
+        state.  Only a bot whose move is a function of its observation can say; the others
+        raise ``ValueError`` saying why (:attr:`no_probabilities`)."""
+        raise ValueError(f"{self.name} cannot give its move probabilities: {self.no_probabilities}")
+
+    no_probabilities = "its moves come from simulations or memory, not from its observation alone"
+    """Why :meth:`play_probabilities` is refused (for a bot that does not implement it)."""
+
     def move_probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray | None:
         """The bot's distribution over the moves of a batch (``[N, 23]``), where it has one (a
         policy network); ``None`` for a bot that only picks moves.  Imitation learns from it."""
@@ -272,3 +282,10 @@ def run_rows(
     jobs = [_POOL.submit(kernel, *(r[a:b] for r in rows), *args) for a, b in itertools.pairwise(bounds)]
     for job in jobs:
         job.result()
+
+
+def certain(actions: np.ndarray) -> np.ndarray:
+    """``[N, 23]`` float64 probabilities: 1 on each row's action (a deterministic bot's play)."""
+    out = np.zeros((len(actions), NUM_ACTIONS), dtype=np.float64)
+    out[np.arange(len(actions)), np.asarray(actions, dtype=np.int64)] = 1.0
+    return out

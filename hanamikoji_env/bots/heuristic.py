@@ -50,7 +50,7 @@ from hanamikoji_env.actions import (
     TOKEN_SIZES,
     TRADEOFF,
 )
-from hanamikoji_env.bots.base import Bot, check_batch, run_rows
+from hanamikoji_env.bots.base import Bot, certain, check_batch, run_rows
 from hanamikoji_env.engine import COMP_PHASE, GIFT_PHASE, SELECT_PHASE, SPLIT_PHASE, TOKEN_PHASE
 from hanamikoji_env.observation import (
     O_HAND,
@@ -445,6 +445,10 @@ class HeuristicBot(Bot):
 
     def _act(self, vector: np.ndarray, mask: np.ndarray) -> int:
         return int(heuristic_actions(vector[None], mask[None])[0])
+
+    def play_probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Probability 1 on its move: the heuristic is a function of the observation."""
+        return certain(self.act_batch(obs, mask))
 
     def act_batch(
         self,

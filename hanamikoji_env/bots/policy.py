@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from hanamikoji_env.bots.base import Bot, Option
+from hanamikoji_env.bots.base import Bot, Option, certain
 from hanamikoji_env.nn import (
     PolicyNet,
     load_policy,
@@ -42,6 +42,12 @@ class PolicyBot(Bot):
 
     def _act(self, vector: np.ndarray, mask: np.ndarray) -> int:
         return int(self.act_batch(vector[None], mask[None])[0])
+
+    def play_probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """As it plays: probability 1 on its most likely move (greedy), else its masked policy."""
+        if not self.greedy:
+            return policy_probs(self.model, obs, mask)
+        return certain(self.act_batch(obs, mask))
 
     def move_probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The checkpoint's masked policy over the batch's moves (``[N, 23]``)."""

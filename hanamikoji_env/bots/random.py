@@ -16,6 +16,11 @@ class RandomBot(Bot):
     """A batch costs one draw per row: trainers and tournaments play it batched."""
     light = True
 
+    def play_probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Every legal move equally likely."""
+        m = np.asarray(mask, dtype=np.float64)
+        return m / m.sum(axis=1, keepdims=True)
+
     def _act(self, vector: np.ndarray, mask: np.ndarray) -> int:
         legal = np.flatnonzero(mask)
         return int(legal[self.rng.integers(len(legal))])

@@ -1,0 +1,407 @@
+"""Exact best responses and exploitability, on a variant small enough to walk whole (``mini``).
+
+The game tree of :data:`~hanamikoji_env.rules.MINI` is built once on the engine of record's
+kernels: a chance root over every distinct deck (1,260 for the mini's 9 cards, equally likely),
+then every decision.  Each decision node belongs to an information state of the player to move:
+its perfect-recall observation (version 2, whose first 109 entries are version 1), so two nodes
+share an information state exactly when they showed the mover the same things.
+
+A *target* is any player that can say, at every information state, with which probability it
+plays each move (:meth:`hanamikoji_env.bots.base.Bot.play_probabilities`; random, the heuristic,
+a checkpoint; :func:`tabular_target` for a table of them such as an OpenSpiel policy).  Against
+a target playing both seats, :func:`exploitability` computes the best response of each seat
+exactly (the maximum over every strategy, by backward induction over information states in the
+manner of OpenSpiel's ``best_response``) and reports:
+
+- ``br_values``: each seat's best-response expected return (+1 win, -1 loss, 0 draw);
+- ``nash_conv``: their sum, OpenSpiel's NashConv (0 exactly at a Nash equilibrium);
+- ``br_score``: the best response's expected score (win 1, draw 1/2, loss 0) over both seats,
+  ``0.5 + nash_conv / 4``: the unit every method of ``hanamikoji-exploit`` reports (0.5 = the
+  target cannot be exploited).
+
+    from hanamikoji_env.bots import parse_player
+    from hanamikoji_env.exact import exploitability
+    print(exploitability(parse_player("random").make(0, None)).nash_conv)  # 0.9776 (mini)
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from itertools import permutations
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from hanamikoji_env import engine
+from hanamikoji_env.actions import NUM_ACTIONS
+from hanamikoji_env.engine import C_PHASE, C_TO_MOVE, C_WINNER, GAME_OVER
+from hanamikoji_env.observation import VERSIONS
+from hanamikoji_env.rules import MINI, RETURNS, Variant, check_variant
+
+RECALL = VERSIONS[2]
+MAX_NODES = 2_000_000
+"""A variant whose tree is larger than this is refused (the full game's is astronomically so)."""
+
+Target = Callable[[np.ndarray, np.ndarray], np.ndarray]
+"""``probs = target(infostates, masks)``: for ``[N, 669]`` perfect-recall observations (version 1
+is the first 109 entries) and ``[N, 23]`` masks, the ``[N, 23]`` move probabilities."""
+
+
+@dataclass(frozen=True)
+class Tree:
+    """A variant's whole game tree, as arrays over nodes in depth-first order (parents first)."""
+
+    variant: Variant
+    parent: np.ndarray
+    """Each node's parent (-1 for the root)."""
+    action: np.ndarray
+    """The move (or the deck, under the root) that led to each node."""
+    chance: np.ndarray
+    """The probability chance gave each node's edge (1.0 below a decision)."""
+    mover: np.ndarray
+    """The seat to move at each decision node; -1 at the chance root and at terminal nodes."""
+    infostate: np.ndarray
+    """Each decision node's information state (an index into :attr:`infostates`); -1 elsewhere."""
+    value: np.ndarray
+    """Seat 0's return at each terminal node (0 elsewhere)."""
+    infostates: np.ndarray
+    """``[I, 669]`` float32: each information state's perfect-recall observation."""
+    masks: np.ndarray
+    """``[I, 23]`` int8: the legal moves there."""
+    info_mover: np.ndarray
+    """``[I]``: the seat that decides at each information state."""
+    children: list[list[int]]
+    """Each node's children, in the order of its moves (or decks)."""
+    keys: dict[bytes, int]
+    """Information state by key (:func:`infostate_key`)."""
+
+    @property
+    def num_nodes(self) -> int:
+        return len(self.parent)
+
+
+@cache
+def game_tree(variant: str = MINI.name) -> Tree:
+    """The whole tree of ``variant`` (built once a process: about 10 s for the mini)."""
+    v = check_variant(variant)
+    if decks_of(v) * 2 * v.turns_per_round > MAX_NODES:  # a lower bound, before any walking
+        raise ValueError(
+            f"the {v.name} variant is too large to solve exactly ({decks_of(v):,} decks); "
+            f"exact methods need the {MINI.name} variant"
+        )
+    decks = sorted(set(permutations(v.full_deck)))
+    parent: list[int] = [-1]
+    action: list[int] = [-1]
+    chance: list[float] = [1.0]
+    mover: list[int] = [-1]
+    infostate: list[int] = [-1]
+    value: list[float] = [0.0]
+    children: list[list[int]] = [[]]
+    keys: dict[bytes, int] = {}
+    views: list[np.ndarray] = []
+    masks: list[np.ndarray] = []
+    info_mover: list[int] = []
+    obs = np.empty(RECALL.size, dtype=np.float32)
+    mask = np.empty(NUM_ACTIONS, dtype=np.int8)
+    limit = v.round_limit or 0
+
+    def add(par: int, act: int, p: float, row: np.ndarray) -> int:
+        node = len(parent)
+        if node >= MAX_NODES:
+            raise ValueError(
+                f"the {v.name} variant's tree has more than {MAX_NODES:,} nodes: too large to walk"
+            )
+        parent.append(par)
+        action.append(act)
+        chance.append(p)
+        children.append([])
+        children[par].append(node)
+        if row[0, C_PHASE] == GAME_OVER:
+            mover.append(-1)
+            infostate.append(-1)
+            value.append(RETURNS[int(row[0, C_WINNER])][0])
+            return node
+        seat = int(row[0, C_TO_MOVE])
+        RECALL.encode_row(row, 0, seat, obs, mask)
+        key = infostate_key(obs, seat)
+        info = keys.get(key)
+        if info is None:
+            info = keys[key] = len(views)
+            views.append(obs.copy())
+            masks.append(mask.copy())
+            info_mover.append(seat)
+        mover.append(seat)
+        infostate.append(info)
+        value.append(0.0)
+        for a in np.flatnonzero(mask).tolist():
+            child = row.copy()
+            engine.apply_one(child, 0, a, limit)
+            add(node, a, 1.0, child)
+        return node
+
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 10_000))
+    try:
+        p = 1.0 / len(decks)
+        for d, deck in enumerate(decks):
+            row = engine.blank_row(v)
+            engine.deal(row, 0, np.array(deck, dtype=np.int64), True)
+            add(0, d, p, row)
+    finally:
+        sys.setrecursionlimit(old)
+    return Tree(
+        variant=v,
+        parent=np.array(parent, dtype=np.int64),
+        action=np.array(action, dtype=np.int64),
+        chance=np.array(chance, dtype=np.float64),
+        mover=np.array(mover, dtype=np.int8),
+        infostate=np.array(infostate, dtype=np.int64),
+        value=np.array(value, dtype=np.float64),
+        infostates=np.array(views, dtype=np.float32),
+        masks=np.array(masks, dtype=np.int8),
+        info_mover=np.array(info_mover, dtype=np.int8),
+        children=children,
+        keys=keys,
+    )
+
+
+def infostate_key(view: np.ndarray, seat: int) -> bytes:
+    """The key of the information state where ``seat`` sees the perfect-recall ``view``."""
+    return view.astype(np.uint8).tobytes() + bytes((seat,))
+
+
+class Exploitability(NamedTuple):
+    """The exact result of :func:`exploitability` (see the module docstring)."""
+
+    br_values: tuple[float, float]
+    nash_conv: float
+    br_score: float
+    target_values: tuple[float, float]
+    """Each seat's expected return when the target plays both seats (they sum to 0)."""
+    infostates: int
+    nodes: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "br_values": list(self.br_values),
+            "nash_conv": self.nash_conv,
+            "exploitability": self.nash_conv / 2,
+            "br_score": self.br_score,
+            "target_values": list(self.target_values),
+            "infostates": self.infostates,
+            "nodes": self.nodes,
+        }
+
+
+def target_probabilities(tree: Tree, target: Target) -> np.ndarray:
+    """``[I, 23]``: the target's move probabilities at every information state, checked: each
+    row a distribution over that state's legal moves (``ValueError`` in one line otherwise)."""
+    probs = np.asarray(target(tree.infostates, tree.masks), dtype=np.float64)
+    if probs.shape != tree.masks.shape:
+        raise ValueError(
+            f"the target's probabilities have shape {list(probs.shape)}, expected {list(tree.masks.shape)}"
+        )
+    sums = probs.sum(axis=1)
+    bad = (
+        ~np.isfinite(probs).all(axis=1)
+        | (probs < 0).any(axis=1)
+        | ((probs > 0) & (tree.masks == 0)).any(axis=1)
+        | (np.abs(sums - 1.0) > 1e-6)
+    )
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"the target's move probabilities at information state {i} are not a distribution over "
+            f"its legal moves (sum {sums[i]:.6g}, legal {np.flatnonzero(tree.masks[i]).tolist()})"
+        )
+    return probs
+
+
+def exploitability(target: Any, variant: str = MINI.name) -> Exploitability:
+    """The exact best responses to ``target`` (a :class:`~hanamikoji_env.bots.base.Bot` with
+    ``play_probabilities``, or a :data:`Target` function) playing both seats of ``variant``."""
+    fn = target if not hasattr(target, "play_probabilities") else player_target(target, variant)
+    tree = game_tree(variant)
+    probs = target_probabilities(tree, fn)
+    br = tuple(best_response(tree, probs, seat)[0] for seat in (0, 1))
+    on_policy = _policy_value(tree, probs)
+    nash_conv = br[0] + br[1]  # minus the target's own values, which sum to 0 (zero-sum)
+    return Exploitability(
+        br_values=(float(br[0]), float(br[1])),
+        nash_conv=nash_conv,
+        br_score=0.5 + nash_conv / 4,
+        target_values=(on_policy, -on_policy),
+        infostates=len(tree.infostates),
+        nodes=tree.num_nodes,
+    )
+
+
+def _policy_value(tree: Tree, probs: np.ndarray) -> float:
+    """Seat 0's expected return when the target plays both seats."""
+    values = tree.value.copy()
+    for node in range(tree.num_nodes - 1, -1, -1):  # children come after their parents
+        kids = tree.children[node]
+        if not kids:
+            continue
+        if tree.mover[node] < 0:  # the chance root
+            values[node] = sum(tree.chance[k] * values[k] for k in kids)
+        else:
+            p = probs[tree.infostate[node]]
+            values[node] = sum(p[tree.action[k]] * values[k] for k in kids)
+    return float(values[0])
+
+
+def best_response(tree: Tree, probs: np.ndarray, seat: int) -> tuple[float, np.ndarray]:
+    """``seat``'s best-response expected return against the target (``probs`` at every information
+    state) in the other seat, and its move at each information state (``[I]``; -1 at the other
+    seat's).
+
+    The reach of each node by chance and the target alone, then backward induction over
+    ``seat``'s information states, deepest first: an information state's move is the one whose
+    reach-weighted value over all its nodes is largest (perfect recall makes those values depend
+    only on deeper choices, already made)."""
+    n = tree.num_nodes
+    sign = 1.0 if seat == 0 else -1.0
+    reach = np.ones(n, dtype=np.float64)
+    depth = np.zeros(n, dtype=np.int64)  # seat's own decisions above each node
+    for node in range(1, n):
+        par = int(tree.parent[node])
+        w = tree.chance[node]
+        d = depth[par]
+        if tree.mover[par] >= 0:
+            if tree.mover[par] == seat:
+                d += 1
+            else:
+                w = probs[tree.infostate[par], tree.action[node]]
+        reach[node] = reach[par] * w
+        depth[node] = d
+    mine = np.flatnonzero(tree.mover == seat)
+    choice = np.full(len(tree.infostates), -1, dtype=np.int64)
+    values = tree.value * sign
+    done = np.zeros(n, dtype=bool)
+    done[tree.mover < 0] = True  # terminal nodes (the root is recomputed last)
+
+    def settle(node: int) -> float:
+        """The value of ``node`` given every choice already made below it."""
+        stack = [node]
+        while stack:
+            top = stack[-1]
+            if done[top]:
+                stack.pop()
+                continue
+            kids = tree.children[top]
+            pending = [k for k in kids if not done[k]]
+            if tree.mover[top] == seat:
+                c = choice[tree.infostate[top]]
+                pending = [k for k in kids if tree.action[k] == c and not done[k]]
+            if pending:
+                stack.extend(pending)
+                continue
+            if tree.mover[top] == seat:
+                c = choice[tree.infostate[top]]
+                values[top] = next(values[k] for k in kids if tree.action[k] == c)
+            else:
+                p = probs[tree.infostate[top]]
+                values[top] = sum(p[tree.action[k]] * values[k] for k in kids)
+            done[top] = True
+            stack.pop()
+        return float(values[node])
+
+    order = mine[np.argsort(-depth[mine], kind="stable")]
+    by_info: dict[int, list[int]] = {}
+    for node in order.tolist():
+        by_info.setdefault(int(tree.infostate[node]), []).append(node)
+    infos = sorted(by_info, key=lambda i: -depth[by_info[i][0]])
+    for info in infos:
+        nodes = by_info[info]
+        legal = np.flatnonzero(tree.masks[info]).tolist()
+        totals = dict.fromkeys(legal, 0.0)
+        for node in nodes:
+            if reach[node] == 0.0:
+                continue
+            for k in tree.children[node]:
+                totals[int(tree.action[k])] += reach[node] * settle(k)
+        choice[info] = max(legal, key=lambda a: (totals[a], -a))
+    return float(sum(tree.chance[k] * settle(k) for k in tree.children[0])), choice
+
+
+def tabular_target(table: dict[bytes, np.ndarray]) -> Target:
+    """A target from a table: perfect-recall observation (as ``uint8`` bytes) -> probabilities."""
+
+    def target(infostates: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        out = np.zeros(masks.shape, dtype=np.float64)
+        for i, view in enumerate(infostates):
+            row = table.get(view.astype(np.uint8).tobytes())
+            if row is None:
+                raise ValueError(f"the table has no move probabilities for information state {i}")
+            out[i] = row
+        return out
+
+    return target
+
+
+def uniform_target(infostates: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """Every legal move equally likely (OpenSpiel's uniform random policy)."""
+    m = masks.astype(np.float64)
+    return m / m.sum(axis=1, keepdims=True)
+
+
+def openspiel_table(game: Any, policy: Any) -> dict[bytes, np.ndarray]:
+    """An OpenSpiel policy of ``python_hanamikoji(variant=...)`` (any ``policy.Policy``, e.g. CFR+'s
+    average) as a table for :func:`tabular_target`: its probabilities at every information state,
+    keyed by that state's perfect-recall observation (the game's information-state tensor)."""
+    table: dict[bytes, np.ndarray] = {}
+
+    def walk(state: Any) -> None:
+        if state.is_terminal():
+            return
+        if state.is_chance_node():
+            for a, _ in state.chance_outcomes():
+                walk(state.child(a))
+            return
+        player = state.current_player()
+        key = np.asarray(state.information_state_tensor(player), dtype=np.float32).astype(np.uint8).tobytes()
+        if key not in table:
+            row = np.zeros(NUM_ACTIONS, dtype=np.float64)
+            for a, p in policy.action_probabilities(state, player).items():
+                row[a] = p
+            table[key] = row
+        for a in state.legal_actions():
+            walk(state.child(a))
+
+    walk(game.new_initial_state())
+    return table
+
+
+def decks_of(variant: Variant) -> int:
+    """How many distinct decks ``variant`` deals (the multinomial coefficient of its cards)."""
+    total = math.factorial(variant.num_cards)
+    for c in variant.values:
+        total //= math.factorial(c)
+    return total
+
+
+def player_target(bot: Any, variant: str = MINI.name) -> Target:
+    """``bot`` (a :class:`~hanamikoji_env.bots.base.Bot`) as a :data:`Target`, fed the observation
+    version it reads; ``ValueError`` in one line, before any walking, for a bot that cannot give
+    its move probabilities or a network trained on another variant."""
+    from hanamikoji_env.bots.base import Bot
+
+    if type(bot).play_probabilities is Bot.play_probabilities:
+        raise ValueError(f"{bot.name} cannot give its move probabilities: {bot.no_probabilities}")
+    trained = getattr(getattr(bot, "model", None), "variant", None)
+    v = check_variant(variant)
+    if trained is not None and trained != v.name:
+        raise ValueError(
+            f"the target was trained on the {trained} game, not the {v.name} variant measured here"
+        )
+    size = VERSIONS[bot.observation_version].size  # version 1 is version 2's first entries
+
+    def target(infostates: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return bot.play_probabilities(np.ascontiguousarray(infostates[:, :size]), masks)
+
+    return target

@@ -1,0 +1,142 @@
+"""Exact exploitability on the mini variant (hanamikoji_env.exact, hanamikoji-exploit --method exact).
+
+The exact best response is checked three ways: against OpenSpiel's own ``nash_conv`` (slow:
+OpenSpiel walks the tree in Python), by playing its moves in the AEC env against the target
+(the values it claims are what it scores), and by its bounds (no strategy does better; a best
+response to a pure strategy wins what it can)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from helpers import extra
+
+from hanamikoji_env import exact, raw_env
+from hanamikoji_env.bots.spec import parse_player
+from hanamikoji_env.training.exploit import main as exploit_main
+
+
+@pytest.fixture(scope="module")
+def tree() -> exact.Tree:
+    return exact.game_tree("mini")
+
+
+def test_the_tree_holds_every_deal_and_decision(tree: exact.Tree) -> None:
+    assert len(tree.children[0]) == exact.decks_of(exact.MINI) == 1260
+    assert tree.chance[tree.children[0]].sum() == pytest.approx(1.0)
+    terminal = tree.mover < 0
+    terminal[0] = False
+    assert set(np.unique(tree.value[terminal])) <= {-1.0, 0.0, 1.0}
+    # every information state's nodes agree on its legal moves and its seat
+    for node in np.flatnonzero(tree.mover >= 0)[:5000]:
+        kids = [int(tree.action[k]) for k in tree.children[node]]
+        info = tree.infostate[node]
+        assert kids == np.flatnonzero(tree.masks[info]).tolist() and tree.info_mover[info] == tree.mover[node]
+
+
+def play_against(tree: exact.Tree, choice: np.ndarray, seat: int, target, games: int, seed: int) -> float:
+    """Seat ``seat`` plays the best response's moves, the other seat samples the target, in the env."""
+    rng = np.random.default_rng(seed)
+    total = 0.0
+    e = raw_env(variant="mini")
+    for g in range(games):
+        e.reset(seed=seed * 100_000 + g)
+        while not all(e.terminations.values()):
+            agent = e.agent_selection
+            me = int(agent[-1])
+            view = e.observe(agent, observation_version=2)
+            info = tree.keys[exact.infostate_key(view["observation"], me)]
+            if me == seat:
+                action = int(choice[info])
+            else:
+                p = target(view["observation"][None], view["action_mask"][None])[0]
+                action = int(rng.choice(23, p=p))
+            e.step(action)
+        total += e.rewards[f"player_{seat}"]
+    return total / games
+
+
+def test_the_best_response_scores_what_it_claims_when_played_in_the_env(tree: exact.Tree) -> None:
+    probs = exact.target_probabilities(tree, exact.uniform_target)
+    for seat in (0, 1):
+        value, choice = exact.best_response(tree, probs, seat)
+        assert (choice[tree.info_mover == seat] >= 0).all()
+        got = play_against(tree, choice, seat, exact.uniform_target, games=1500, seed=seat + 1)
+        assert abs(got - value) < 4 * 1.0 / np.sqrt(1500), (seat, got, value)
+
+
+def test_no_strategy_beats_the_best_response(tree: exact.Tree) -> None:
+    """The target's own strategy, the uniform one and random pure strategies all score at most
+    the best response against it."""
+    heuristic = parse_player("heuristic").make(0, None)
+    probs = exact.target_probabilities(tree, exact.player_target(heuristic))
+    rng = np.random.default_rng(0)
+    for seat in (0, 1):
+        best, _ = exact.best_response(tree, probs, seat)
+        for k in range(4):
+            other = tree.masks * rng.random(tree.masks.shape) if k else tree.masks.astype(float)
+            if k > 1:  # pure strategies: one move at each information state
+                other = (other == other.max(axis=1, keepdims=True)) * tree.masks
+            other = other / other.sum(axis=1, keepdims=True)
+            mixed = np.where((tree.info_mover == seat)[:, None], other, probs)
+            value = exact._policy_value(tree, mixed) * (1 if seat == 0 else -1)
+            assert value <= best + 1e-12
+
+
+def test_results_are_in_one_unit_and_the_known_orders_hold() -> None:
+    uniform = exact.exploitability(exact.uniform_target)
+    random_bot = exact.exploitability(parse_player("random").make(0, None))
+    assert random_bot == uniform  # the random bot is the uniform policy
+    assert uniform.nash_conv == pytest.approx(sum(uniform.br_values))
+    assert uniform.br_score == pytest.approx(0.5 + uniform.nash_conv / 4)
+    assert sum(uniform.target_values) == pytest.approx(0.0, abs=1e-12)
+    assert 0 < uniform.nash_conv <= 4 and 0.5 < uniform.br_score <= 1
+
+
+def test_bad_targets_are_refused_in_one_line(tmp_path) -> None:
+    with pytest.raises(ValueError, match="search cannot give its move probabilities"):
+        exact.exploitability(parse_player("search").make(0, None))
+    with pytest.raises(ValueError, match="trained on the full game, not the mini variant"):
+        exact.exploitability(parse_player("pretrained").make(0, None))
+    with pytest.raises(ValueError, match="too large to solve exactly"):
+        exact.exploitability(exact.uniform_target, "full")
+
+    def leaky(infostates: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return np.full(masks.shape, 1 / 23)  # mass on illegal moves
+
+    with pytest.raises(ValueError, match="not a distribution over its legal moves"):
+        exact.exploitability(leaky)
+
+
+def test_the_command_writes_its_json(tmp_path, capsys) -> None:
+    out = tmp_path / "heuristic.json"
+    exploit_main(["--target", "heuristic", "--method", "exact", "--out", str(out)])
+    report = json.loads(out.read_text())
+    assert report["method"] == "exact" and report["variant"] == "mini"
+    assert report["br_score"] == report["ci95"][0] == report["ci95"][1]
+    assert report["exploitability"] == pytest.approx(report["nash_conv"] / 2)
+    assert f"best response scores {report['br_score']:.6f}" in capsys.readouterr().out
+    for bad, said in ((["--variant", "tiny"], "unknown variant"), (["--target", "search"], "cannot give")):
+        args = ["--target", "heuristic", "--method", "exact", *bad]
+        with pytest.raises(SystemExit):
+            exploit_main(args)
+        assert said in capsys.readouterr().err
+
+
+@pytest.mark.slow  # OpenSpiel's nash_conv walks the tree in Python: about a minute a target
+def test_agrees_with_openspiels_nash_conv() -> None:
+    pyspiel = extra("pyspiel")
+    from open_spiel.python import policy as os_policy
+    from open_spiel.python.algorithms import exploitability as os_exploitability
+
+    import hanamikoji_env.openspiel  # noqa: F401  (registers the game)
+
+    game = pyspiel.load_game("python_hanamikoji(variant=mini)")
+    theirs = os_exploitability.nash_conv(game, os_policy.UniformRandomPolicy(game))
+    assert exact.exploitability(exact.uniform_target).nash_conv == pytest.approx(theirs, abs=1e-9)
+    # and a table of a policy, read back through OpenSpiel's information states
+    table = exact.openspiel_table(game, os_policy.UniformRandomPolicy(game))
+    assert len(table) == len(exact.game_tree("mini").infostates)
+    assert exact.exploitability(exact.tabular_target(table)).nash_conv == pytest.approx(theirs, abs=1e-9)
