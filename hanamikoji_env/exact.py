@@ -19,6 +19,11 @@ manner of OpenSpiel's ``best_response``) and reports:
   ``0.5 + nash_conv / 4``: the unit every method of ``hanamikoji-exploit`` reports (0.5 = the
   target cannot be exploited).
 
+With ``local=True`` it computes local best responses instead (:func:`local_best_response`: one
+decision's lookahead against the target, with exact beliefs), the yardstick of cheaper
+estimates.  :func:`cfr_plus` solves the tree (CFR+, vectorised over its levels), for targets
+near equilibrium; :func:`openspiel_table` reads any OpenSpiel policy of the same game.
+
     from hanamikoji_env.bots import parse_player
     from hanamikoji_env.exact import exploitability
     print(exploitability(parse_player("random").make(0, None)).nash_conv)  # 0.9776 (mini)
@@ -153,6 +158,8 @@ def game_tree(variant: str = MINI.name) -> Tree:
             add(0, d, p, row)
     finally:
         sys.setrecursionlimit(old)
+    if len({view.astype(np.uint8).tobytes() for view in views}) != len(views):  # tables key by view alone
+        raise AssertionError(f"two seats of the {v.name} variant share a perfect-recall view")
     return Tree(
         variant=v,
         parent=np.array(parent, dtype=np.int64),
@@ -221,13 +228,16 @@ def target_probabilities(tree: Tree, target: Target) -> np.ndarray:
     return probs
 
 
-def exploitability(target: Any, variant: str = MINI.name) -> Exploitability:
+def exploitability(target: Any, variant: str = MINI.name, local: bool = False) -> Exploitability:
     """The exact best responses to ``target`` (a :class:`~hanamikoji_env.bots.base.Bot` with
-    ``play_probabilities``, or a :data:`Target` function) playing both seats of ``variant``."""
+    ``play_probabilities``, or a :data:`Target` function) playing both seats of ``variant``; with
+    ``local``, the local best responses (:func:`local_best_response`) instead: what they find,
+    at most the exact value."""
     fn = target if not hasattr(target, "play_probabilities") else player_target(target, variant)
     tree = game_tree(variant)
     probs = target_probabilities(tree, fn)
-    br = tuple(best_response(tree, probs, seat)[0] for seat in (0, 1))
+    respond = local_best_response if local else best_response
+    br = tuple(respond(tree, probs, seat)[0] for seat in (0, 1))
     on_policy = _policy_value(tree, probs)
     nash_conv = br[0] + br[1]  # minus the target's own values, which sum to 0 (zero-sum)
     return Exploitability(
@@ -242,6 +252,11 @@ def exploitability(target: Any, variant: str = MINI.name) -> Exploitability:
 
 def _policy_value(tree: Tree, probs: np.ndarray) -> float:
     """Seat 0's expected return when the target plays both seats."""
+    return float(node_values(tree, probs)[0])
+
+
+def node_values(tree: Tree, probs: np.ndarray) -> np.ndarray:
+    """Seat 0's expected return from every node when ``probs`` plays both seats (``[nodes]``)."""
     values = tree.value.copy()
     for node in range(tree.num_nodes - 1, -1, -1):  # children come after their parents
         kids = tree.children[node]
@@ -252,7 +267,51 @@ def _policy_value(tree: Tree, probs: np.ndarray) -> float:
         else:
             p = probs[tree.infostate[node]]
             values[node] = sum(p[tree.action[k]] * values[k] for k in kids)
-    return float(values[0])
+    return values
+
+
+def _reach(tree: Tree, probs: np.ndarray, seat: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each node's probability by chance and the target's moves in the seat other than ``seat``
+    (what ``seat`` believes of the nodes of its information states: Bayes, its own moves being
+    common to them all), and ``seat``'s own decisions above each node."""
+    n = tree.num_nodes
+    reach = np.ones(n, dtype=np.float64)
+    depth = np.zeros(n, dtype=np.int64)
+    for node in range(1, n):
+        par = int(tree.parent[node])
+        w = tree.chance[node]
+        d = depth[par]
+        if tree.mover[par] >= 0:
+            if tree.mover[par] == seat:
+                d += 1
+            else:
+                w = probs[tree.infostate[par], tree.action[node]]
+        reach[node] = reach[par] * w
+        depth[node] = d
+    return reach, depth
+
+
+def local_best_response(tree: Tree, probs: np.ndarray, seat: int) -> tuple[float, np.ndarray]:
+    """A local best response (Lisy and Bowling, 2017) with an exact belief: at each of ``seat``'s
+    information states, the move whose value is highest when the rest of the game is played by the
+    target in both seats, each node weighted by its reach (chance and the target's own moves);
+    returns ``seat``'s expected return playing those moves against the target, and the moves."""
+    sign = 1.0 if seat == 0 else -1.0
+    reach, _ = _reach(tree, probs, seat)
+    after = node_values(tree, probs) * sign
+    choice = np.full(len(tree.infostates), -1, dtype=np.int64)
+    totals = np.zeros((len(tree.infostates), NUM_ACTIONS), dtype=np.float64)
+    for node in np.flatnonzero(tree.mover == seat).tolist():
+        info = tree.infostate[node]
+        for k in tree.children[node]:
+            totals[info, tree.action[k]] += reach[node] * after[k]
+    mine = tree.info_mover == seat
+    totals[tree.masks == 0] = -np.inf
+    choice[mine] = totals[mine].argmax(axis=1)
+    played = probs.copy()
+    played[mine] = 0.0
+    played[np.flatnonzero(mine), choice[mine]] = 1.0
+    return float(node_values(tree, played)[0] * sign), choice
 
 
 def best_response(tree: Tree, probs: np.ndarray, seat: int) -> tuple[float, np.ndarray]:
@@ -266,19 +325,7 @@ def best_response(tree: Tree, probs: np.ndarray, seat: int) -> tuple[float, np.n
     only on deeper choices, already made)."""
     n = tree.num_nodes
     sign = 1.0 if seat == 0 else -1.0
-    reach = np.ones(n, dtype=np.float64)
-    depth = np.zeros(n, dtype=np.int64)  # seat's own decisions above each node
-    for node in range(1, n):
-        par = int(tree.parent[node])
-        w = tree.chance[node]
-        d = depth[par]
-        if tree.mover[par] >= 0:
-            if tree.mover[par] == seat:
-                d += 1
-            else:
-                w = probs[tree.infostate[par], tree.action[node]]
-        reach[node] = reach[par] * w
-        depth[node] = d
+    reach, depth = _reach(tree, probs, seat)
     mine = np.flatnonzero(tree.mover == seat)
     choice = np.full(len(tree.infostates), -1, dtype=np.int64)
     values = tree.value * sign
@@ -351,8 +398,8 @@ def uniform_target(infostates: np.ndarray, masks: np.ndarray) -> np.ndarray:
 
 
 def openspiel_table(game: Any, policy: Any) -> dict[bytes, np.ndarray]:
-    """An OpenSpiel policy of ``python_hanamikoji(variant=...)`` (any ``policy.Policy``, e.g. CFR+'s
-    average) as a table for :func:`tabular_target`: its probabilities at every information state,
+    """An OpenSpiel policy of ``python_hanamikoji(variant=...)`` (a Python ``policy.Policy`` or a
+    pyspiel one, e.g. ``pyspiel.CFRPlusSolver``'s average) as a table for :func:`tabular_target`: its probabilities at every information state,
     keyed by that state's perfect-recall observation (the game's information-state tensor)."""
     table: dict[bytes, np.ndarray] = {}
 
@@ -367,7 +414,11 @@ def openspiel_table(game: Any, policy: Any) -> dict[bytes, np.ndarray]:
         key = np.asarray(state.information_state_tensor(player), dtype=np.float32).astype(np.uint8).tobytes()
         if key not in table:
             row = np.zeros(NUM_ACTIONS, dtype=np.float64)
-            for a, p in policy.action_probabilities(state, player).items():
+            try:  # a Python policy takes the player too; pyspiel's C++ policies the state alone
+                probs = policy.action_probabilities(state, player)
+            except TypeError:
+                probs = policy.action_probabilities(state)
+            for a, p in probs.items():
                 row[a] = p
             table[key] = row
         for a in state.legal_actions():
@@ -405,3 +456,90 @@ def player_target(bot: Any, variant: str = MINI.name) -> Target:
         return bot.play_probabilities(np.ascontiguousarray(infostates[:, :size]), masks)
 
     return target
+
+
+@dataclass(frozen=True)
+class _Edges:
+    """The tree's edges below decision nodes, grouped by depth for level-at-a-time passes."""
+
+    levels: list[np.ndarray]
+    """The non-root nodes of each depth, shallowest first."""
+    edge_info: np.ndarray
+    """Per node: the information state of its parent if a decision node chose it, else -1."""
+
+
+@cache
+def _edges(variant: str) -> _Edges:
+    tree = game_tree(variant)
+    depth = np.zeros(tree.num_nodes, dtype=np.int64)
+    for node in range(1, tree.num_nodes):
+        depth[node] = depth[tree.parent[node]] + 1
+    order = np.argsort(depth, kind="stable")
+    bounds = np.searchsorted(depth[order], np.arange(1, depth.max() + 2))
+    levels = [order[bounds[d] : bounds[d + 1]] for d in range(len(bounds) - 1)]
+    parent_info = np.where(tree.parent >= 0, tree.infostate[np.maximum(tree.parent, 0)], -1)
+    return _Edges([lv for lv in levels if lv.size], parent_info)
+
+
+def cfr_plus(
+    iterations: int, variant: str = MINI.name, progress: Callable[[int], None] | None = None
+) -> np.ndarray:
+    """The average strategy of CFR+ (Tammelin, 2014: regret matching+, alternating updates, the
+    average weighted by iteration) after ``iterations`` on ``variant``'s tree: ``[I, 23]``
+    probabilities at every information state, a :data:`Target` through :func:`table_target`."""
+    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
+        raise ValueError(f"iterations must be a positive int, got {iterations!r}")
+    tree, edges = game_tree(variant), _edges(variant)
+    masks = tree.masks.astype(np.float64)
+    uniform = masks / masks.sum(axis=1, keepdims=True)
+    regrets = np.zeros_like(masks)
+    average = np.zeros_like(masks)
+    info, parent = edges.edge_info, tree.parent
+    decided = info >= 0
+    act = np.where(decided, tree.action, 0)  # below the chance root an edge is a deck, not a move
+    seat_of = np.where(decided, tree.info_mover[np.maximum(info, 0)], -1)  # who chose each edge
+    chosen_by = [np.flatnonzero(seat_of == who) for who in (0, 1)]
+    for t in range(1, iterations + 1):
+        for who in (0, 1):
+            policy = _regret_matching(regrets, uniform)
+            w = np.where(decided, policy[np.maximum(info, 0), act], tree.chance)  # each edge's probability
+            mine = np.ones(tree.num_nodes)  # reach by ``who``'s own moves
+            others = np.ones(tree.num_nodes)  # by chance and the other seat
+            for level in edges.levels:
+                par = parent[level]
+                own = seat_of[level] == who
+                mine[level] = mine[par] * np.where(own, w[level], 1.0)
+                others[level] = others[par] * np.where(own, 1.0, w[level])
+            values = tree.value.copy()  # seat 0's return; 0 below until summed
+            for level in reversed(edges.levels):
+                np.add.at(values, parent[level], w[level] * values[level])
+            rows = chosen_by[who]
+            par = parent[rows]
+            gain = (values[rows] - values[par]) * (1.0 if who == 0 else -1.0)
+            np.add.at(regrets, (info[rows], act[rows]), others[par] * gain)
+            np.maximum(regrets, 0.0, out=regrets)  # regret matching+: clipped every iteration
+            np.add.at(average, (info[rows], act[rows]), t * mine[par] * w[rows])
+        if progress is not None:
+            progress(1)
+    return _normalised(average, uniform)
+
+
+def _regret_matching(regrets: np.ndarray, uniform: np.ndarray) -> np.ndarray:
+    return _normalised(np.maximum(regrets, 0.0), uniform)
+
+
+def _normalised(weights: np.ndarray, uniform: np.ndarray) -> np.ndarray:
+    """Each row of ``weights`` as a distribution; the uniform one where a row is all zero."""
+    totals = weights.sum(axis=1, keepdims=True)
+    return np.where(totals > 0, weights / np.where(totals > 0, totals, 1.0), uniform)
+
+
+def table_target(probs: np.ndarray, variant: str = MINI.name) -> Target:
+    """``[I, 23]`` probabilities over ``variant``'s information states, in the tree's order (as
+    :func:`cfr_plus` returns them), as a :data:`Target`."""
+    tree = game_tree(variant)
+    if probs.shape != tree.masks.shape:
+        raise ValueError(f"a table needs shape {list(tree.masks.shape)}, got {list(probs.shape)}")
+    return tabular_target(
+        {view.astype(np.uint8).tobytes(): row for view, row in zip(tree.infostates, probs, strict=True)}
+    )

@@ -34,6 +34,17 @@ def purge_stale_kernels(package: Path = PACKAGE) -> bool:
 purge_stale_kernels()
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Compile, once and before any test, the kernels whose first compilation is announced
+    (:mod:`hanamikoji_env.first_run`), so that no test that checks a command's output meets the
+    announcement: under ``pytest -n`` the workers start after this, and load them from the cache."""
+    if hasattr(config, "workerinput"):  # an xdist worker: the controller has compiled them
+        return
+    from hanamikoji_env.first_run import warm_up
+
+    warm_up(["heuristic", "search", "psearch:ckpt=pretrained"])
+
+
 @pytest.fixture(autouse=True)
 def one_torch_thread():
     """The tests' networks are tiny: one thread is fastest and immune to a busy machine."""

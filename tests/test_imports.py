@@ -18,7 +18,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 LAYERS = [
     "training",  # PPO self-play and the other trainers: the repository's training/, mapped in
-    grimp.Layer("play", "tournament", "demo", "differential", "rllib", "wrappers", "exact", independent=False),
+    grimp.Layer(
+        "play", "tournament", "demo", "differential", "rllib", "wrappers", "exact", independent=False
+    ),
     "first_run",  # what a first run compiles: announced, or warmed up by playing
     grimp.Layer("games", "heldout"),  # two bots playing a game on the AEC env; the held-out players
     "bots",  # players: read observations, may drive envs and networks

@@ -198,7 +198,9 @@ def runnable(command: str) -> list[str]:
     for pattern, short in SHORT:
         command = re.sub(pattern, short, command)
     extra = EXTRA.get(program, "")
-    if program == "hanamikoji-train" and "--resume" in command:
+    if program == "hanamikoji-exploit" and re.search(r"--method (exact|lbr)\b", command):
+        extra = ""  # computed, not trained: nothing to shorten
+    elif program == "hanamikoji-train" and "--resume" in command:
         extra = "--stop-after 1 --no-progress"  # a resumed run takes no config overrides
     elif program == "hanamikoji-train" and re.search(r"--config (from_scratch|ppo_selfplay)\b", command):
         extra = (

@@ -479,12 +479,14 @@ def test_resume_errors_are_one_line_usage_errors(tmp_path, capsys) -> None:
 
 @pytest.mark.slow
 def test_learning_beats_random() -> None:
-    """Budget: 400,000 learner decisions against RandomBot (about a minute on 2 cores).
-    Margin: the greedy policy wins 400 games against RandomBot with a Wilson lower bound above 0.60."""
+    """Budget: 400,000 learner decisions against RandomBot (about 30 s on one core: one torch
+    thread, as the suite's workers run beside each other; two threads took ten times as long
+    under load).  Margin: the greedy policy wins 400 games against RandomBot with a Wilson lower
+    bound above 0.60 (0.68 measured)."""
     cfg = Config.from_dict({
         "num_envs": 128, "rollout_steps": 64, "hidden": 128, "layers": 2, "learning_rate": 0.002,
         "num_minibatches": 16, "update_epochs": 4, "total_decisions": 400_000, "pool_share": 0.0,
-        "bot_shares": {"random": 1.0}, "eval_every": 0, "checkpoint_every": 1000, "torch_threads": 2, "seed": 1,
+        "bot_shares": {"random": 1.0}, "eval_every": 0, "checkpoint_every": 1000, "torch_threads": 1, "seed": 1,
     })  # fmt: skip
     trainer = Trainer(cfg, "/nonexistent")
     while trainer.decisions < cfg.total_decisions:
@@ -666,13 +668,50 @@ def test_exploit_trains_a_best_response_and_measures_it(tmp_path, capsys) -> Non
     assert cfg["init_from"] == str(tmp_path / "target.pt") and (run / "eval" / "results.json").is_file()
     assert any((run / "tb").iterdir())
     for bad, message in [
-        (["--target", "random"], "hanamikoji-env checkpoint"),
+        (["--target", "random", "--from", "target"], "needs a hanamikoji-env checkpoint"),
+        (["--target", "heuristic", "--sampled"], "--sampled is for a checkpoint target"),
+        (["--target", f"ckpt:{tmp_path / 'target.pt'}", "--variant", "mini"], "trained on the full game"),
         (["--target", f"ckpt:{tmp_path / 'nope.pt'}"], "does not exist"),
         (["--target", f"ckpt:{tmp_path / 'target.pt'}", "--games", "3"], "even"),
     ]:
         with pytest.raises(SystemExit) as exit_:
             exploit(bad)
         assert exit_.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_exploit_trains_against_any_bot_and_on_the_mini_variant(tmp_path, capsys) -> None:
+    from hanamikoji_env.training.exploit import main as exploit
+
+    args = ["--target", "heuristic", "--variant", "mini", "--decisions", "3000", "--games", "40", "--no-progress",
+            "num_envs=16", "rollout_steps=16", "num_minibatches=2", "eval_every=0", "hidden=16", "layers=1",
+            f"runs_dir={tmp_path}"]  # fmt: skip
+    exploit(args)
+    run = tmp_path / "heuristic-scratch-mini-s0"
+    cfg = json.loads((run / "config.json").read_text())
+    assert cfg["variant"] == "mini" and cfg["init_from"] is None and cfg["bot_shares"] == {"heuristic": 1.0}
+    report = json.loads((run / "eval" / "result.json").read_text())
+    assert report["method"] == "rl" and report["games"] == 40 and report["decisions"] >= 3000
+    low, high = report["ci95"]
+    assert 0 <= low <= report["br_score"] <= high <= 1
+    assert f"score {report['br_score']:.3f} [{low:.3f}, {high:.3f}] over 40 games" in capsys.readouterr().out
+
+
+def test_a_variant_trains_only_against_players_of_that_variant(tmp_path) -> None:
+    save_checkpoint(tmp_path / "full.pt", PolicyNet(16, 1))
+    for data, message in [
+        (
+            {"variant": "mini", "eval_bots": ["search"]},
+            "trains against random, heuristic, ckpt, sampled only",
+        ),
+        ({"variant": "mini", "bot_shares": {f"ckpt:{tmp_path / 'full.pt'}": 0.5}}, "not trained on the mini"),
+        ({"variant": "mini", "round_limit": 2}, "mini variant plays 1 round"),
+        ({"variant": "tiny"}, "unknown variant 'tiny'"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            Config.from_dict({**TINY, **data})
+    cfg = Config.from_dict({**TINY, "variant": "mini", "init_from": str(tmp_path / "full.pt"), "hidden": 16})
+    with pytest.raises(ValueError, match="was trained on the full game; the config trains variant mini"):
+        train(cfg, tmp_path / "run", progress=False)
 
 
 def test_auto_threads_follow_the_faster_count_and_recheck_it() -> None:

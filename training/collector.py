@@ -49,7 +49,9 @@ class Collector:
         """Opponents, seats and bot seeds (the local trainer shares it for its minibatches)."""
         self.gen = gen
         """Action sampling (on the CPU, whatever the model's device)."""
-        self.engine = BatchEngine(num_envs, engine_seed, cfg.round_limit, cfg.observation_version)
+        self.engine = BatchEngine(
+            num_envs, engine_seed, cfg.round_limit, cfg.observation_version, variant=cfg.variant
+        )
         self.opponents = Opponents(
             num_envs, cfg.pool_size, cfg.pool_share, cfg.bot_shares, bot_seed, cfg.round_limit
         )

@@ -18,15 +18,18 @@ from hanamikoji_env.bots.spec import did_you_mean, parse_player
 from hanamikoji_env.excerpt import clip, short
 from hanamikoji_env.files import shipped_folder
 from hanamikoji_env.heldout import check_trainable
-from hanamikoji_env.nn import DEVICE_PATTERN, MAX_HIDDEN, MAX_LAYERS
+from hanamikoji_env.nn import DEVICE_PATTERN, MAX_HIDDEN, MAX_LAYERS, load_checkpoint
 from hanamikoji_env.observation import get_version
 from hanamikoji_env.pretrained import resolve_checkpoint
+from hanamikoji_env.rules import FULL, check_variant, variant_round_limit
 from hanamikoji_env.training.imitation import check_teacher
 
 MAX_CONFIG_BYTES = 1 << 20
 """A config file larger than this (1 MiB) is refused unread."""
 MAX_ITEMS = 32
 """At most this many entries in a list or mapping value (bot_shares, eval_bots, ...)."""
+MINI_OPPONENTS = ("random", "heuristic", "ckpt", "sampled")
+"""The players a variant other than the full game trains against (the others simulate full deals)."""
 MAX_ROLLOUT = 1 << 21
 """At most this many decisions per rollout (num_envs * rollout_steps): about 1 GB of buffers."""
 
@@ -112,6 +115,10 @@ class Config:
     """``backend: ray``: the address of a running cluster (``ray start --head``), or None to start
     a local Ray."""
     round_limit: int | None = None
+    variant: str = "full"
+    """The game trained on (:data:`hanamikoji_env.rules.VARIANTS`): ``mini`` trains on the variant
+    small enough to solve exactly, whose exploitability ``hanamikoji-exploit --method exact``
+    measures; its opponents are then random, heuristic and checkpoints of the same variant."""
     observation_version: int = 1
     """The observation the policy reads (:data:`hanamikoji_env.observation.VERSIONS`)."""
     # rollout
@@ -203,6 +210,21 @@ class Config:
             )
         check_ranges(self, RANGES)
         get_version(self.observation_version)
+        variant = check_variant(self.variant)
+        variant_round_limit(self.round_limit, variant)
+        if variant != FULL:  # the search bots and leagues simulate the full game's deals
+            for spec in [*self.bot_shares, *self.eval_bots, *([self.teacher] if self.teacher else [])]:
+                parsed = parse_player(spec, load=False) if isinstance(spec, str) else None
+                if parsed is None or parsed.kind not in MINI_OPPONENTS:
+                    raise ValueError(
+                        f"the {variant.name} variant trains against {', '.join(MINI_OPPONENTS)} only, "
+                        f"got {short(spec)}"
+                    )
+                path = parsed.path or parsed.options.get("ckpt")
+                if check_files and path and load_checkpoint(path).get("variant", "full") != variant.name:
+                    raise ValueError(f"{short(spec)} was not trained on the {variant.name} variant")
+            if self.exploiter_every or self.backend != "local":
+                raise ValueError(f"the {variant.name} variant trains without a league, with backend: local")
         if self.critic not in ("policy", "oracle"):
             raise ValueError(f"critic must be 'policy' or 'oracle', got {self.critic!r}")
         if not isinstance(self.device, str) or not re.fullmatch(DEVICE_PATTERN, self.device):

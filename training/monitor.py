@@ -56,7 +56,7 @@ def win_rate(
 ) -> float:
     """Win rate (draws half) of ``model``'s greedy policy against the bot ``bot_spec`` over
     ``games`` games, half in each seat (deals from ``seed``)."""
-    engine = BatchEngine(games, seed, round_limit, model.observation_version)
+    engine = BatchEngine(games, seed, round_limit, model.observation_version, variant=model.variant)
     bot = make_bot(bot_spec, bot_seed, round_limit)
     states: dict[int, tuple[int, ...]] = {}
 

@@ -92,6 +92,11 @@ def load_init_from(cfg: Config) -> dict[str, Any]:
             f"init_from {cfg.init_from} reads observation version {version}; the config asks "
             f"observation_version {cfg.observation_version}"
         )
+    if start.get("variant", "full") != cfg.variant:
+        raise ValueError(
+            f"init_from {cfg.init_from} was trained on the {start.get('variant', 'full')} game; the config "
+            f"trains variant {cfg.variant}"
+        )
     shape, asked = start["model_config"], {"hidden": cfg.hidden, "layers": cfg.layers}
     if shape != asked and not (shape["layers"] == cfg.layers and shape["hidden"] < cfg.hidden):
         raise ValueError(
@@ -114,7 +119,7 @@ class Trainer:
             torch.set_num_threads(int(cfg.torch_threads))
         torch.manual_seed(cfg.seed)  # network initialisation only
         # on the device before any optimizer state exists: loaded state follows the weights there
-        self.model = PolicyNet(cfg.hidden, cfg.layers, cfg.observation_version).to(self.device)
+        self.model = PolicyNet(cfg.hidden, cfg.layers, cfg.observation_version, cfg.variant).to(self.device)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
         if cfg.init_from is not None:
             start = load_init_from(cfg)
