@@ -16,7 +16,8 @@ average's NashConv (read through ``exact.openspiel_table``) beside our CFR+'s at
 (targets: at most half the uniform policy's NashConv after 10 iterations, a tenth after 100).
 
 Usage: ``python benchmarks/exact_calibration.py [--ckpt PATH] [--cfr 10 100]
-[--openspiel-cfr 10] [--out FILE.json]`` (``openspiel`` extra).
+[--openspiel-cfr 10] [--out FILE.json] [--plot FILE.png [--rl TARGET=RESULT.json ...]]``
+(``openspiel`` extra); ``--rows FILE.json --plot FILE.png`` redraws an earlier run's rows.
 """
 
 from __future__ import annotations
@@ -83,7 +84,18 @@ def main() -> None:
     parser.add_argument("--cfr", type=int, nargs="*", default=[10, 100], help="our CFR+'s iteration counts")
     parser.add_argument("--openspiel-cfr", type=int, default=10, help="OpenSpiel CFR+ iterations (0: none)")
     parser.add_argument("--out", help="write the rows as JSON")
+    parser.add_argument(
+        "--rl", nargs="*", default=[], metavar="TARGET=RESULT.json",
+        help="rl results to draw beside them (hanamikoji-exploit --variant mini's eval/result.json)",
+    )  # fmt: skip
+    parser.add_argument("--plot", help="draw the targets' three estimates and CFR+'s curve into this PNG")
+    parser.add_argument("--rows", help="draw the rows an earlier run wrote with --out, computing nothing")
     args = parser.parse_args()
+    if args.rows:
+        with open(args.rows) as f:
+            rows = json.load(f)
+        plot(rows, read_rl(args.rl), args.plot or "calibration.png")
+        return
     game = pyspiel.load_game("python_hanamikoji(variant=mini)")
     start = time.process_time()
     theirs = os_exploitability.nash_conv(game, os_policy.UniformRandomPolicy(game))
@@ -125,6 +137,66 @@ def main() -> None:
     if args.out:
         with open(args.out, "w") as f:
             json.dump(rows, f, indent=2)
+    if args.plot:
+        plot(rows, read_rl(args.rl), args.plot)
+
+
+def read_rl(items: list[str]) -> dict[str, dict[str, Any]]:
+    """``TARGET=RESULT.json`` items as rl results by the target's row name."""
+    rl = {}
+    for item in items:
+        name, _, path = item.partition("=")
+        with open(path) as f:
+            rl[name] = json.load(f)
+    return rl
+
+
+def plot(rows: list[dict[str, Any]], rl: dict[str, dict[str, Any]], path: str) -> None:
+    """Left: each player target's exact, lbr and rl scores (rl with its interval).  Right: the
+    exact NashConv of CFR+'s average against its iterations."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    players = [r for r in rows if not r["target"].startswith("CFR+")]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [3, 2]})
+    x = np.arange(len(players))
+    left.bar(x - 0.27, [r["br_score"] - 0.5 for r in players], 0.27, label="exact", color="#1b5e20")
+    left.bar(x, [r["lbr_score"] - 0.5 for r in players], 0.27, label="lbr (exact belief)", color="#66bb6a")
+    heights = [rl[r["target"]]["br_score"] - 0.5 if r["target"] in rl else 0.0 for r in players]
+    errors = [
+        [
+            h - (rl[r["target"]]["ci95"][0] - 0.5)
+            for h, r in zip(heights, players, strict=True)
+            if r["target"] in rl
+        ],
+        [
+            (rl[r["target"]]["ci95"][1] - 0.5) - h
+            for h, r in zip(heights, players, strict=True)
+            if r["target"] in rl
+        ],
+    ]
+    shown = [i for i, r in enumerate(players) if r["target"] in rl]
+    left.bar(x[shown] + 0.27, [heights[i] for i in shown], 0.27, yerr=errors, capsize=3,
+             label="rl, 10M decisions (95% interval)", color="#fbc02d")  # fmt: skip
+    left.set_xticks(
+        x, [r["target"].replace("runs/mini/policy.pt", "PPO on mini") for r in players], fontsize=8
+    )
+    left.axhline(0, color="black", linewidth=0.8)
+    left.set_ylabel("best response's score - 0.5")
+    left.set_title("How much of the exploitability each method finds (mini)")
+    left.legend(fontsize=8)
+    cfr = [(int(r["target"].split()[1]), r["nash_conv"]) for r in rows if r["target"].startswith("CFR+")]
+    right.loglog(
+        [1] + [i for i, _ in cfr], [rows[0]["nash_conv"]] + [v for _, v in cfr], "o-", color="#1b5e20"
+    )
+    right.set_xlabel("CFR+ iterations")
+    right.set_ylabel("exact NashConv of its average")
+    right.set_title("CFR+ on the mini tree")
+    right.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
 
 
 if __name__ == "__main__":
