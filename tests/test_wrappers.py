@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
 
-from hanamikoji_env.bots import HeuristicBot, RandomBot
+from hanamikoji_env import raw_env
+from hanamikoji_env.bots import HeuristicBot, RandomBot, parse_player
 from hanamikoji_env.nn import PolicyNet, save_checkpoint
 from hanamikoji_env.stats import wilson
 from hanamikoji_env.vector import BatchEngine, random_actions
@@ -95,14 +96,51 @@ def test_seeded_resets_are_reproducible() -> None:
     assert runs(a, ra) == runs(b, rb)
 
 
+def opponent_decisions(env: SingleAgentEnv) -> tuple[list[dict[str, np.ndarray]], list[int]]:
+    """The episode just played, replayed from its history: the opponent's observation (in the
+    version it reads) at each of its decisions, and the move it made there."""
+    history = env.env.history()
+    replay = raw_env()
+    replay.reset(seed=0, options={"decks": history.decks})
+    seen, moves = [], []
+    for seat, action in history.actions:
+        agent = f"player_{seat}"
+        if agent != env.learner:
+            view = replay.observe(agent, env._opponent_version)
+            seen.append({key: value.copy() for key, value in view.items()})
+            moves.append(action)
+        replay.step(action)
+    return seen, moves
+
+
 def test_every_kind_of_opponent(tmp_path) -> None:
+    """Each kind of opponent plays its own moves: replayed, every one of them is the move a fresh
+    opponent of the same kind, seeded as the env seeded it, makes at the same observation (so an
+    opponent spec that silently became another player fails here)."""
     ckpt = tmp_path / "p.pt"
     save_checkpoint(ckpt, PolicyNet(hidden=8, layers=1))
     first_legal = lambda obs: int(np.flatnonzero(obs["action_mask"])[0])  # noqa: E731
     rng = np.random.default_rng(0)
-    for opponent in (HeuristicBot(0), first_legal, "search:samples=8", f"ckpt:{ckpt}", "random"):
-        total, _ = play_episode(SingleAgentEnv(opponent), rng, seed=1)
+    kinds = {
+        "heuristic object": (HeuristicBot(0), lambda: HeuristicBot(0)),
+        "callable": (first_legal, lambda: first_legal),
+        "search spec": ("search:samples=8", lambda: parse_player("search:samples=8").make(seed=0)),
+        "checkpoint spec": (f"ckpt:{ckpt}", lambda: parse_player(f"ckpt:{ckpt}").make(seed=0)),
+        "random spec": ("random", lambda: parse_player("random").make(seed=0)),
+    }
+    for kind, (opponent, fresh) in kinds.items():
+        env = SingleAgentEnv(opponent)
+        seeds = []
+        reset = env._reset_opponent
+        env._reset_opponent = lambda seed, reset=reset, seeds=seeds: (seeds.append(seed), reset(seed))
+        total, _ = play_episode(env, rng, seed=1)
         assert total in (-1.0, 1.0)
+        seen, moves = opponent_decisions(env)
+        reference = fresh()
+        if hasattr(reference, "reset"):
+            reference.reset(seed=seeds[-1])
+        act = reference.act if hasattr(reference, "act") else reference
+        assert [act(view) for view in seen] == moves, kind
     with pytest.raises(ValueError, match="opponent must be"):
         SingleAgentEnv(42)
     with pytest.raises(ValueError, match="unknown player"):
