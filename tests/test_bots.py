@@ -273,7 +273,7 @@ def test_search_beats_heuristic_and_random() -> None:
     results = run_tournament(players, 60, seed=12, workers=2, progress=False)
     by_pair = {(r["a"], r["b"]): r for r in results["pairs"]}
     assert by_pair[("search", "random")]["ci95"][0] > 0.60, by_pair
-    assert by_pair[("search", "heuristic")]["win_rate"] > 0.55, by_pair
+    assert by_pair[("search", "heuristic")]["ci95"][0] > 0.50, by_pair  # 0.575 (win rate 0.70) measured
 
 
 @pytest.mark.slow  # a fresh interpreter that imports torch: 3 s
