@@ -671,6 +671,7 @@ def test_exploit_trains_a_best_response_and_measures_it(tmp_path, capsys) -> Non
         (["--target", "random", "--from", "target"], "needs a hanamikoji-env checkpoint"),
         (["--target", "heuristic", "--sampled"], "--sampled is for a checkpoint target"),
         (["--target", f"ckpt:{tmp_path / 'target.pt'}", "--variant", "mini"], "trained on the full game"),
+        (["--target", "random", "--out", "x.json"], "--out is for --method exact and lbr"),
         (["--target", f"ckpt:{tmp_path / 'nope.pt'}"], "does not exist"),
         (["--target", f"ckpt:{tmp_path / 'target.pt'}", "--games", "3"], "even"),
     ]:
