@@ -34,6 +34,7 @@ from open_spiel.python.algorithms import exploitability as os_exploitability
 
 import hanamikoji_env.openspiel  # noqa: F401  (registers python_hanamikoji)
 from hanamikoji_env import exact
+from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.bots.spec import parse_player
 
 
@@ -48,7 +49,7 @@ class TargetPolicy(os_policy.Policy):
     def action_probabilities(self, state: Any, player_id: Any = None) -> dict[int, float]:
         player = state.current_player()
         view = np.asarray(state.information_state_tensor(player), dtype=np.float32)[None]
-        mask = np.zeros((1, 23), dtype=np.int8)
+        mask = np.zeros((1, NUM_ACTIONS), dtype=np.int8)
         mask[0, state.legal_actions()] = 1
         probs = self.target(view, mask)[0]
         return {int(a): float(probs[a]) for a in state.legal_actions()}

@@ -132,13 +132,15 @@ def game_tree(variant: str = MINI.name) -> Tree:
             return node
         seat = int(row[0, C_TO_MOVE])
         RECALL.encode_row(row, 0, seat, obs, mask)
-        key = infostate_key(obs, seat)
+        key = infostate_key(obs)
         info = keys.get(key)
         if info is None:
             info = keys[key] = len(views)
             views.append(obs.copy())
             masks.append(mask.copy())
             info_mover.append(seat)
+        elif info_mover[info] != seat:  # a view names its seat, so a key is a view alone
+            raise AssertionError(f"two seats of the {v.name} variant share a perfect-recall view")
         mover.append(seat)
         infostate.append(info)
         value.append(0.0)
@@ -158,8 +160,6 @@ def game_tree(variant: str = MINI.name) -> Tree:
             add(0, d, p, row)
     finally:
         sys.setrecursionlimit(old)
-    if len({view.astype(np.uint8).tobytes() for view in views}) != len(views):  # tables key by view alone
-        raise AssertionError(f"two seats of the {v.name} variant share a perfect-recall view")
     return Tree(
         variant=v,
         parent=np.array(parent, dtype=np.int64),
@@ -176,9 +176,10 @@ def game_tree(variant: str = MINI.name) -> Tree:
     )
 
 
-def infostate_key(view: np.ndarray, seat: int) -> bytes:
-    """The key of the information state where ``seat`` sees the perfect-recall ``view``."""
-    return view.astype(np.uint8).tobytes() + bytes((seat,))
+def infostate_key(view: np.ndarray) -> bytes:
+    """The key of the information state whose perfect-recall observation is ``view`` (the tree,
+    the tables and OpenSpiel's information-state tensors all key by it)."""
+    return view.astype(np.uint8).tobytes()
 
 
 class Exploitability(NamedTuple):
@@ -358,12 +359,10 @@ def best_response(tree: Tree, probs: np.ndarray, seat: int) -> tuple[float, np.n
             stack.pop()
         return float(values[node])
 
-    order = mine[np.argsort(-depth[mine], kind="stable")]
     by_info: dict[int, list[int]] = {}
-    for node in order.tolist():
+    for node in mine.tolist():
         by_info.setdefault(int(tree.infostate[node]), []).append(node)
-    infos = sorted(by_info, key=lambda i: -depth[by_info[i][0]])
-    for info in infos:
+    for info in sorted(by_info, key=lambda i: -depth[by_info[i][0]]):  # deepest first
         nodes = by_info[info]
         legal = np.flatnonzero(tree.masks[info]).tolist()
         totals = dict.fromkeys(legal, 0.0)
@@ -382,7 +381,7 @@ def tabular_target(table: dict[bytes, np.ndarray]) -> Target:
     def target(infostates: np.ndarray, masks: np.ndarray) -> np.ndarray:
         out = np.zeros(masks.shape, dtype=np.float64)
         for i, view in enumerate(infostates):
-            row = table.get(view.astype(np.uint8).tobytes())
+            row = table.get(infostate_key(view))
             if row is None:
                 raise ValueError(f"the table has no move probabilities for information state {i}")
             out[i] = row
@@ -411,7 +410,7 @@ def openspiel_table(game: Any, policy: Any) -> dict[bytes, np.ndarray]:
                 walk(state.child(a))
             return
         player = state.current_player()
-        key = np.asarray(state.information_state_tensor(player), dtype=np.float32).astype(np.uint8).tobytes()
+        key = infostate_key(np.asarray(state.information_state_tensor(player), dtype=np.float32))
         if key not in table:
             row = np.zeros(NUM_ACTIONS, dtype=np.float64)
             try:  # a Python policy takes the player too; pyspiel's C++ policies the state alone
@@ -540,6 +539,4 @@ def table_target(probs: np.ndarray, variant: str = MINI.name) -> Target:
     tree = game_tree(variant)
     if probs.shape != tree.masks.shape:
         raise ValueError(f"a table needs shape {list(tree.masks.shape)}, got {list(probs.shape)}")
-    return tabular_target(
-        {view.astype(np.uint8).tobytes(): row for view, row in zip(tree.infostates, probs, strict=True)}
-    )
+    return tabular_target({key: probs[info] for key, info in tree.keys.items()})

@@ -47,7 +47,7 @@ def play_against(tree: exact.Tree, choice: np.ndarray, seat: int, target, games:
             agent = e.agent_selection
             me = int(agent[-1])
             view = e.observe(agent, observation_version=2)
-            info = tree.keys[exact.infostate_key(view["observation"], me)]
+            info = tree.keys[exact.infostate_key(view["observation"])]
             if me == seat:
                 action = int(choice[info])
             else:
