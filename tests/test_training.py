@@ -697,6 +697,25 @@ def test_exploit_trains_against_any_bot_and_on_the_mini_variant(tmp_path, capsys
     assert f"score {report['br_score']:.3f} [{low:.3f}, {high:.3f}] over 40 games" in capsys.readouterr().out
 
 
+def test_an_exploiter_may_measure_a_held_out_player_and_nothing_else_held_out() -> None:
+    """A held-out player is never trained against, except by the run that measures it (the
+    exploiter's policy is a measurement, never an agent): that player only, as its only opponent."""
+    from hanamikoji_env.training.exploit import exploit_config
+
+    stage7, stage10 = "ckpt:checkpoints/stages/stage7.pt", "ckpt:checkpoints/stages/stage10.pt"
+    cfg = exploit_config(stage7, 1000, None, False, 0, [])
+    assert cfg.measures == stage7 and cfg.bot_shares == {stage7: 1.0} and cfg.init_from == stage7[5:]
+    for data, message in [
+        ({"bot_shares": {stage7: 1.0}}, "held-out opponent"),  # no measure, no exception
+        ({"bot_shares": {stage7: 1.0}, "measures": stage7, "eval_bots": [stage10]}, "held-out opponent"),
+        ({"bot_shares": {stage7: 0.5}, "measures": stage7, "init_from": stage10[5:]}, "held-out opponent"),
+        ({"bot_shares": {stage7: 0.5, "random": 0.5}, "measures": stage7}, "measures must be the run's only"),
+        ({"bot_shares": {"random": 1.0}, "measures": 7}, "measures must be str"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            Config.from_dict({**TINY, **data})
+
+
 def test_a_variant_trains_only_against_players_of_that_variant(tmp_path) -> None:
     save_checkpoint(tmp_path / "full.pt", PolicyNet(16, 1))
     for data, message in [

@@ -17,7 +17,7 @@ import yaml
 from hanamikoji_env.bots.spec import did_you_mean, parse_player
 from hanamikoji_env.excerpt import clip, short
 from hanamikoji_env.files import shipped_folder
-from hanamikoji_env.heldout import check_trainable
+from hanamikoji_env.heldout import check_trainable, heldout_match
 from hanamikoji_env.nn import DEVICE_PATTERN, MAX_HIDDEN, MAX_LAYERS, load_checkpoint
 from hanamikoji_env.observation import get_version
 from hanamikoji_env.pretrained import resolve_checkpoint
@@ -197,6 +197,10 @@ class Config:
     eval_games: int = 200
     eval_bots: list[str] = field(default_factory=lambda: ["random", "heuristic"])
     """Bots (player specs, as in ``bot_shares``) the periodic evaluation plays."""
+    measures: str | None = None
+    """Set by ``hanamikoji-exploit``: the player (a spec) whose exploitability this run measures.
+    That player alone may be a held-out one here (as the only opponent, the evaluation and
+    ``init_from``): the run's policy is a measurement of it, never an agent."""
     eval_heldout: bool = False
     """The periodic evaluation also plays the fast held-out opponents
     (:data:`hanamikoji_env.heldout.FAST`): ``vs_heldout`` in the curve is their mean."""
@@ -239,6 +243,12 @@ class Config:
             raise ValueError(
                 f"ray_address must be a cluster address such as 'auto' or 'host:6379', got {short(self.ray_address)}"
             )
+        if self.measures is not None and (
+            not isinstance(self.measures, str) or list(self.bot_shares) != [self.measures]
+        ):
+            raise ValueError(
+                f"measures must be the run's only opponent (bot_shares), got {short(self.measures)}"
+            )
         for key, specs in (
             ("bot_shares", list(self.bot_shares)),
             ("eval_bots", self.eval_bots),
@@ -246,7 +256,8 @@ class Config:
             ("init_from", [f"ckpt:{self.init_from}"] if isinstance(self.init_from, str) else []),
         ):
             for spec in specs[:MAX_ITEMS]:
-                check_trainable(spec, key)
+                if self.measures is None or heldout_match(spec) != heldout_match(self.measures):
+                    check_trainable(spec, key)
         for key in ("bot_shares", "eval_bots"):
             if len(getattr(self, key)) > MAX_ITEMS:
                 raise ValueError(f"{key} may hold at most {MAX_ITEMS} bots, got {len(getattr(self, key))}")

@@ -1,0 +1,416 @@
+"""A sampled local best response on the full game: how much a target leaves to a player that
+knows its policy.
+
+Local best response (Lisý and Bowling, 2017, "Equilibrium approximation quality of current
+no-limit poker bots") measures any player at once, without training: a player that knows the
+target's policy keeps a belief over what the target holds, values each of its legal moves by
+what follows when the target plays on, and plays the best.  Its score against the target is a
+lower bound on the target's exploitability.  On the mini variant :mod:`hanamikoji_env.exact`
+computes it with exact beliefs and values; here, on the full game, both are sampled:
+
+**The belief** is a particle filter over full games (engine rows, the true seats) consistent
+with what the LBR player has seen, stepped in lockstep with the real game:
+
+* at a round's deal (or when the filter has lost every particle, at the LBR player's next
+  decision) the cards it has not seen are dealt at random into the opponent's hand, its
+  face-down Secret and Trade-off, the removed card and the rest of the pile (:func:`redeal`,
+  from :func:`public_row`: the real row with everything hidden from the player blanked);
+* a move of the target's the LBR player sees (a token, a Gift's or Competition's cards, a split,
+  an answer) multiplies each particle's weight by the target's probability of that move in the
+  particle (0 where it could not have made it); a card it plays face down (Secret, Trade-off) is
+  drawn in each particle from the target's own probabilities, which leaves the weights as they
+  are;
+* the LBR player's own draw: the rest of the pile and the removed card are still in random order
+  in every particle, so a particle is weighed by the share of that drawn card among them and
+  made to hold it there (exact, not a rejection);
+* when the effective number of particles falls under half, they are resampled by weight, and
+  each copy's unseen pile and removed card are shuffled again (their order is independent of
+  everything seen).
+
+**The values**: at each decision with a choice, ``samples`` particles are drawn by weight; every
+legal move is played in each and the round is played out with the target making **both**
+players' moves (sampled from its probabilities, the same random numbers for every move); a
+round's end is valued like the search bots' (:func:`~hanamikoji_env.simulate.round_values`:
+±1 where the game ends, otherwise half the favour markers' lead).  The best mean wins.
+
+:func:`play_games` plays it against the target, half the games in each seat on the same deals,
+and :func:`lbr_report` is ``hanamikoji-exploit --method lbr --variant full``.  The target must
+give its move probabilities (:meth:`~hanamikoji_env.bots.base.Bot.play_probabilities`) from
+observation version 1.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+from hanamikoji_env.actions import CARD_BASE, NUM_ACTIONS, SECRET, TOKEN_SIZES, TRADEOFF
+from hanamikoji_env.engine import (
+    C_HANDS,
+    C_PHASE,
+    C_PILE,
+    C_PILE_POS,
+    C_REMOVED,
+    C_SECRETS,
+    C_SELECTION,
+    C_TO_MOVE,
+    C_TOKEN,
+    C_TRADEOFFS,
+    GAME_OVER,
+    GAME_WIDTH,
+    MAX_SELECTION,
+    ROUND_OVER,
+    SELECT_PHASE,
+    Dealer,
+    blank_row,
+    final_returns_of,
+)
+from hanamikoji_env.nn import sample_actions
+from hanamikoji_env.observation import OBS_SIZE, OFFSETS, encode_rows
+from hanamikoji_env.rules import DRAW_PILE_SIZE, NUM_GEISHAS
+from hanamikoji_env.simulate import PLAYOUT_STEPS, apply_sequences, play_out, round_values
+from hanamikoji_env.stats import wilson
+
+UNSEEN = OFFSETS["unseen"]
+SIZES = OFFSETS["sizes"]
+SPENT_OPP = OFFSETS["spent_opp"]
+_S = DRAW_PILE_SIZE + 1
+"""The still-unseen slots of a particle, as one window: the pile, then the removed card."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What one decision may spend: ``particles`` in the belief, ``samples`` of them played out
+    per legal move."""
+
+    particles: int = 1024
+    samples: int = 256
+
+    def __post_init__(self) -> None:
+        for name in ("particles", "samples"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 100_000:
+                raise ValueError(f"--{name} must be an int in [1, 100000], got {value!r}")
+
+
+def hidden_from_other(row: np.ndarray, action: int) -> bool:
+    """Whether the other player does not see ``action`` made in ``row``: a card chosen for a
+    Secret or a Trade-off (the token itself is public)."""
+    return (
+        int(row[C_PHASE]) == SELECT_PHASE
+        and int(row[C_TOKEN]) in (SECRET, TRADEOFF)
+        and CARD_BASE <= action < CARD_BASE + NUM_GEISHAS
+    )
+
+
+def public_row(row: np.ndarray, seat: int) -> np.ndarray:
+    """A copy of the position ``row`` with everything ``seat`` cannot see blanked: the other
+    player's hand, Secret and Trade-off, the removed card, the pile (the cards to come, and the
+    cards drawn: the other player's among them) and the log.  What :func:`redeal` fills in again.  Refused while the other player is
+    choosing the cards of a Secret or Trade-off (the selection is hidden then)."""
+    if (
+        int(row[C_PHASE]) == SELECT_PHASE
+        and int(row[C_TO_MOVE]) != seat
+        and int(row[C_TOKEN]) in (SECRET, TRADEOFF)
+    ):
+        raise ValueError("the other player is choosing face-down cards: its selection is hidden")
+    out = np.array(row[:GAME_WIDTH], dtype=np.int32, copy=True)
+    out = np.concatenate([out, np.zeros(len(row) - GAME_WIDTH, dtype=np.int32)])
+    opp = 1 - seat
+    out[C_HANDS + NUM_GEISHAS * opp : C_HANDS + NUM_GEISHAS * (opp + 1)] = 0
+    out[C_TRADEOFFS + NUM_GEISHAS * opp : C_TRADEOFFS + NUM_GEISHAS * (opp + 1)] = 0
+    out[C_SECRETS + opp] = -1
+    out[C_REMOVED] = 0
+    out[C_PILE : C_PILE + DRAW_PILE_SIZE] = 0  # the cards still to draw, and who drew what
+    if not (int(row[C_PHASE]) == SELECT_PHASE and int(row[C_TO_MOVE]) == seat):
+        out[C_SELECTION : C_SELECTION + MAX_SELECTION] = 0  # a past selection: a Secret's card, say
+    return out
+
+
+def redeal(public: np.ndarray, seat: int, obs: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` full games consistent with what ``seat`` knows (``public`` from :func:`public_row`,
+    ``obs`` its observation vector): the cards it has not seen (the observation's ``unseen``
+    counts) shuffled into the other player's hand, its Secret and Trade-off (where played), the
+    removed card and the rest of the pile."""
+    unseen = np.rint(obs[UNSEEN]).astype(np.int64)
+    hand = round(float(obs[SIZES.start + 1]))
+    secret = round(float(obs[SPENT_OPP.start + SECRET])) * TOKEN_SIZES[SECRET]
+    trade = round(float(obs[SPENT_OPP.start + TRADEOFF])) * TOKEN_SIZES[TRADEOFF]
+    pos = int(public[C_PILE_POS])
+    if unseen.sum() != hand + secret + trade + 1 + DRAW_PILE_SIZE - pos:
+        raise ValueError("the observation's unseen cards do not fill the places its player cannot see")
+    pool = np.repeat(np.arange(NUM_GEISHAS), unseen)
+    order = np.argsort(rng.random((n, len(pool))), axis=1)
+    cards = pool[order]  # [n, unseen]: hand, Secret, Trade-off, removed, pile
+    rows = np.tile(public, (n, 1))
+    opp, at = 1 - seat, np.arange(n)
+    for k in range(hand):
+        np.add.at(rows, (at, C_HANDS + NUM_GEISHAS * opp + cards[:, k]), 1)
+    if secret:
+        rows[:, C_SECRETS + opp] = cards[:, hand]
+    for k in range(hand + secret, hand + secret + trade):
+        np.add.at(rows, (at, C_TRADEOFFS + NUM_GEISHAS * opp + cards[:, k]), 1)
+    rest = hand + secret + trade
+    rows[:, C_REMOVED] = cards[:, rest]
+    rows[:, C_PILE + pos : C_PILE + DRAW_PILE_SIZE] = cards[:, rest + 1 :]
+    return rows
+
+
+def shuffle_unseen(rows: np.ndarray, rng: np.random.Generator) -> None:
+    """Shuffle each row's cards nobody has seen (the rest of the pile and the removed card) among
+    themselves, in place."""
+    window = np.concatenate(
+        [rows[:, C_PILE : C_PILE + DRAW_PILE_SIZE], rows[:, C_REMOVED : C_REMOVED + 1]], 1
+    )
+    slot = np.arange(_S)
+    seen = slot[None, :] < rows[:, C_PILE_POS : C_PILE_POS + 1]
+    keys = np.where(seen, slot - _S, rng.random((len(rows), _S)))  # seen slots stay first, in order
+    window = np.take_along_axis(window, np.argsort(keys, axis=1), axis=1)
+    rows[:, C_PILE : C_PILE + DRAW_PILE_SIZE] = window[:, :DRAW_PILE_SIZE]
+    rows[:, C_REMOVED] = window[:, DRAW_PILE_SIZE]
+
+
+class LocalBestResponse:
+    """The LBR player of one seat: its particle filter and its move choice.  ``probs(obs, mask)``
+    is the target's move probabilities (``[N, 23]``) from observation version 1."""
+
+    def __init__(self, probs: Any, seat: int, budget: Budget, rng: np.random.Generator) -> None:
+        self.probs, self.seat, self.budget, self.rng = probs, seat, budget, rng
+        self.rows = np.zeros((0, 0), dtype=np.int32)
+        self.weights = np.zeros(0)
+        self.restarts = 0
+        """Times the filter lost every particle and started again from what the player sees."""
+
+    @property
+    def lost(self) -> bool:
+        return len(self.rows) == 0
+
+    def start(self, public: np.ndarray, obs: np.ndarray) -> None:
+        """A fresh belief: every deal of the unseen cards equally likely."""
+        self.rows = redeal(public, self.seat, obs, self.budget.particles, self.rng)
+        self.weights = np.full(len(self.rows), 1.0 / len(self.rows))
+
+    def _views(self, rows: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        obs = np.zeros((len(rows), OBS_SIZE), dtype=np.float32)
+        mask = np.zeros((len(rows), NUM_ACTIONS), dtype=np.int8)
+        encode_rows(rows, seats.astype(np.int8), obs, mask)
+        return obs, mask
+
+    def _step(self, actions: np.ndarray) -> None:
+        apply_sequences(self.rows, actions[:, None], np.ones(len(self.rows), dtype=np.int64), None)
+
+    def opponent_moved(self, action: int | None) -> None:
+        """The target moved: ``action`` as the LBR player saw it (None: a card played face down)."""
+        if self.lost:
+            return
+        obs, mask = self._views(self.rows, np.full(len(self.rows), 1 - self.seat))
+        p = self.probs(obs, mask)
+        if action is None:  # drawn from the target's own probabilities: weights unchanged
+            self._step(sample_actions(p, self.rng.random(len(p))))
+            return
+        self.weights = self.weights * p[:, action]
+        keep = self.weights > 0
+        self.rows, self.weights = self.rows[keep], self.weights[keep]
+        if self.lost:
+            self.restarts += 1
+            return
+        self._step(np.full(len(self.rows), action))
+        self._resample_if_thin()
+
+    def own_draw(self, card: int) -> None:
+        """The LBR player just drew ``card``: the top of every particle's unseen window is made
+        that card, each particle weighed by the card's share of its window."""
+        if self.lost:
+            return
+        rows, k = self.rows, int(self.rows[0, C_PILE_POS]) - 1
+        window = np.concatenate(
+            [rows[:, C_PILE + k : C_PILE + DRAW_PILE_SIZE], rows[:, C_REMOVED : C_REMOVED + 1]], 1
+        )
+        match = window == card
+        self.weights = self.weights * match.mean(axis=1)
+        keep = self.weights > 0
+        self.rows, self.weights, window, match = rows[keep], self.weights[keep], window[keep], match[keep]
+        if self.lost:
+            self.restarts += 1
+            return
+        at = np.arange(len(self.rows))
+        j = match.argmax(axis=1)  # a slot holding the card: swap it to the top
+        drawn = window[:, 0].copy()
+        window[at, 0], window[at, j] = card, drawn
+        self.rows[:, C_PILE + k : C_PILE + DRAW_PILE_SIZE] = window[:, :-1]
+        self.rows[:, C_REMOVED] = window[:, -1]
+        hand = C_HANDS + NUM_GEISHAS * self.seat
+        np.add.at(self.rows, (at, hand + drawn), -1)
+        self.rows[:, hand + card] += 1
+        self._resample_if_thin()
+
+    def _resample_if_thin(self) -> None:
+        w = self.weights / self.weights.sum()
+        if 1.0 / np.square(w).sum() >= self.budget.particles / 2:
+            self.weights = w
+            return
+        self.rows = self._draw(w, self.budget.particles)
+        self.weights = np.full(len(self.rows), 1.0 / len(self.rows))
+
+    def _draw(self, w: np.ndarray, n: int) -> np.ndarray:
+        """``n`` particles drawn by weight (systematic), their unseen cards shuffled anew."""
+        picks = np.searchsorted(np.cumsum(w), (self.rng.random() + np.arange(n)) / n)
+        rows = self.rows[np.minimum(picks, len(w) - 1)]
+        shuffle_unseen(rows, self.rng)
+        return rows
+
+    def values(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each legal move's mean round value for the LBR player over ``samples`` played-out
+        particles (the target in both seats); returns the moves and their values."""
+        moves = np.flatnonzero(mask)
+        base = self._draw(self.weights / self.weights.sum(), self.budget.samples)
+        n = len(base)
+        block = np.tile(base, (len(moves), 1))  # row c * n + j: move c in particle j
+        apply_sequences(block, np.repeat(moves, n)[:, None], np.ones(len(block), dtype=np.int64), None)
+        u = self.rng.random((n, PLAYOUT_STEPS))
+        particle = np.tile(np.arange(n), len(moves))
+
+        def choose(
+            ids: np.ndarray, seats: np.ndarray, obs: np.ndarray, m: np.ndarray, step: int
+        ) -> np.ndarray:
+            return sample_actions(self.probs(obs, m), u[particle[ids], step])
+
+        value = play_out(block, choose, None, score=round_values)
+        sign = 1.0 if self.seat == 0 else -1.0
+        return moves, sign * value.reshape(len(moves), n).mean(axis=1)
+
+    def act(self, public: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> int:
+        """The LBR player's move (``obs``, ``mask``: its own view; ``public``: :func:`public_row`)."""
+        if self.lost:
+            self.start(public, obs)
+        moves = np.flatnonzero(mask)
+        if len(moves) == 1:
+            action = int(moves[0])
+        else:
+            moves, value = self.values(mask)
+            action = int(moves[int(np.argmax(value))])
+        self._step(np.full(len(self.rows), action))
+        return action
+
+
+class BotPlayer:
+    """A bot in :func:`play_games`' seat, for comparison on the same deals: it sees its own
+    observation only and ignores the filter's calls."""
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+
+    def start(self, public: np.ndarray, obs: np.ndarray) -> None: ...
+
+    def opponent_moved(self, action: int | None) -> None: ...
+
+    def own_draw(self, card: int) -> None: ...
+
+    def act(self, public: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> int:
+        return int(self.bot.act_batch(obs[None, :], mask[None, :])[0])
+
+
+Player = LocalBestResponse | BotPlayer
+MakePlayer = Callable[[int, np.random.Generator], Player]
+"""``make(seat, rng)``: the player of one game, in ``seat``."""
+
+
+def lbr_player(target: Any, budget: Budget) -> MakePlayer:
+    """:class:`LocalBestResponse` against ``target`` for each game of :func:`play_games`."""
+    check_target(target)
+    return lambda seat, rng: LocalBestResponse(target.play_probabilities, seat, budget, rng)
+
+
+def check_target(target: Any) -> None:
+    """``ValueError`` in one line for a target the LBR player cannot model: one without move
+    probabilities, or a network of another variant or observation version."""
+    from hanamikoji_env.bots.base import Bot
+
+    if type(target).play_probabilities is Bot.play_probabilities:
+        raise ValueError(f"{target.name} cannot give its move probabilities: {target.no_probabilities}")
+    trained = getattr(getattr(target, "model", None), "variant", "full")
+    if trained != "full":
+        raise ValueError(f"the target was trained on the {trained} variant, not the full game measured here")
+    if getattr(target, "observation_version", 1) != 1:
+        raise ValueError(
+            "the full game's lbr feeds its target observation version 1: a version-2 target needs "
+            "the log of earlier rounds, which the particles do not keep"
+        )
+
+
+@dataclass
+class Result:
+    """:func:`play_games`' outcome: the player's score (win 1, draw 0.5) per game, its time per
+    decision with a choice, and how often its filter lost every particle."""
+
+    scores: np.ndarray
+    seconds: np.ndarray
+    restarts: int
+
+    def as_dict(self) -> dict[str, Any]:
+        n, t = len(self.scores), self.seconds
+        low, high = wilson(float(self.scores.sum()), n)
+        return {
+            "br_score": float(self.scores.mean()),
+            "ci95": [low, high],
+            "games": n,
+            "decision_ms": {
+                "median": round(1000 * float(np.median(t)), 2) if len(t) else None,
+                "p90": round(1000 * float(np.quantile(t, 0.9)), 2) if len(t) else None,
+                "decisions": len(t),
+            },
+            "restarts": self.restarts,
+        }
+
+
+def play_games(target: Any, games: int, make: MakePlayer, seed: int = 0, progress: bool = True) -> Result:
+    """``games`` full games of ``make``'s player against ``target`` (a bot), the player in seat 0
+    in even games and seat 1 in odd ones, each pair on the same deals (game ``g``'s decks come
+    from ``seed`` and ``g // 2``, so two players measured with one seed meet the same deals)."""
+    if isinstance(games, bool) or not isinstance(games, int) or games < 2 or games % 2:
+        raise ValueError(f"--games must be a positive even number, got {games!r}")
+    scores, seconds, restarts = np.zeros(games), [], 0
+    first = np.zeros(1, dtype=np.int64)
+    for g in tqdm(range(games), desc="games", unit="game", disable=not progress):
+        seat, rng = g % 2, np.random.default_rng([seed, g, 1])
+        target.reset(int(rng.integers(2**31)))
+        player = make(seat, rng)
+        dealer = Dealer(1, np.random.default_rng([seed, g // 2]), "permutation")
+        row = blank_row()
+        dealer.deal(row, first, np.ones(1, dtype=np.bool_))
+        player.start(public_row(row[0], seat), _view(row, seat)[0][0])
+        while (phase := int(row[0, C_PHASE])) != GAME_OVER:
+            if phase == ROUND_OVER:
+                dealer.deal(row, first, np.zeros(1, dtype=np.bool_))
+                player.start(public_row(row[0], seat), _view(row, seat)[0][0])
+                continue
+            mover, pos = int(row[0, C_TO_MOVE]), int(row[0, C_PILE_POS])
+            obs, mask = _view(row, mover)
+            if mover == seat:
+                start = time.perf_counter()
+                action = player.act(public_row(row[0], seat), obs[0], mask[0])
+                if mask[0].sum() > 1:
+                    seconds.append(time.perf_counter() - start)
+            else:
+                action = int(target.act_batch(obs, mask)[0])
+                player.opponent_moved(None if hidden_from_other(row[0], action) else action)
+            apply_sequences(row, np.array([[action]]), np.ones(1, dtype=np.int64), None)
+            drew = int(row[0, C_PILE_POS]) > pos and int(row[0, C_TO_MOVE]) == seat
+            if drew and int(row[0, C_PHASE]) < ROUND_OVER:
+                player.own_draw(int(row[0, C_PILE + pos]))
+        restarts += getattr(player, "restarts", 0)
+        scores[g] = (final_returns_of(row)[0, seat] + 1.0) / 2.0
+    return Result(scores, np.asarray(seconds), restarts)
+
+
+def _view(row: np.ndarray, seat: int) -> tuple[np.ndarray, np.ndarray]:
+    """``seat``'s observation and legal mask of the one-row ``row`` (``[1, 109]``, ``[1, 23]``)."""
+    obs = np.zeros((1, OBS_SIZE), dtype=np.float32)
+    mask = np.zeros((1, NUM_ACTIONS), dtype=np.int8)
+    encode_rows(row, np.array([seat], dtype=np.int8), obs, mask)
+    return obs, mask
