@@ -194,12 +194,13 @@ def test_the_previous_agents_card_sums_the_stages_of_the_agent_before_it() -> No
            f"about {sum(minutes[:7]) / 60:.1f} h" in prose("previous_agents.md")  # fmt: skip
 
 
-def test_the_readme_module_tree_names_every_module() -> None:
-    """The README's architecture tree is where a newcomer looks for a module: every Python file of
-    the package, training/ and benchmarks/ is named in it (a new module cannot hide)."""
+def test_the_module_map_names_every_module() -> None:
+    """docs/architecture.md's module tree is where a newcomer looks for a module: every Python file
+    of the package, training/ and benchmarks/ is named in it (a new module cannot hide)."""
     root = Path(__file__).resolve().parents[1]
-    tree = re.search(r"```\nhanamikoji_env/\n(.*?)```", README, flags=re.S)
-    assert tree is not None, "the README's module tree (a block starting hanamikoji_env/) is gone"
+    page = (root / "docs" / "architecture.md").read_text()
+    tree = re.search(r"```\nhanamikoji_env/\n(.*?)```", page, flags=re.S)
+    assert tree is not None, "the module tree (a block starting hanamikoji_env/) is gone"
     named = set(re.findall(r"[A-Za-z_]\w*\.py", tree.group(1)))
     files = [
         *(root / "hanamikoji_env").rglob("*.py"),
@@ -211,7 +212,7 @@ def test_the_readme_module_tree_names_every_module() -> None:
         for f in files
         if f.name not in named and f.name not in ("__init__.py", "__main__.py")
     )
-    assert not missing, f"not in the README's module tree: {missing}"
+    assert not missing, f"not in docs/architecture.md's module tree: {missing}"
 
 
 REPOSITORY_NOTE = (
@@ -229,3 +230,12 @@ def test_pages_citing_repository_files_say_they_are_in_a_clone() -> None:
             assert text.split("\n")[2] == REPOSITORY_NOTE, (
                 f"{page.name} cites repository files without the note"
             )
+
+
+def test_the_readme_is_a_short_guide_naming_the_engine_of_record() -> None:
+    """The README gets a user going: at most 160 lines, its architecture section naming the one
+    engine of record and pointing to the module map."""
+    assert len(README.splitlines()) <= 160, len(README.splitlines())
+    section = README.split("## Architecture\n", 1)[1].split("\n## ", 1)[0]
+    assert "**The engine of record** is `hanamikoji_env/engine.py`" in section
+    assert "hanamikoji-docs\narchitecture" in section or "hanamikoji-docs architecture" in section

@@ -96,6 +96,11 @@ def test_the_wheel_carries_everything_and_runs_outside_the_repository(installed:
     for asset in (ROOT / "hanamikoji_env/play/static").iterdir():  # the page, its script, style and icon
         assert str(asset.relative_to(ROOT)) in names, asset
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
+    urls = re.findall(
+        r"^(?:Project-URL|Home-page): .*$", zipfile.ZipFile(wheel).read(metadata).decode(), re.M
+    )
+    assert not urls, f"the metadata names URLs that do not exist yet: {urls}"
     assert not any(n.startswith(("tests/", "benchmarks/", "training/", "examples/", "docs/")) for n in names)
     venv = installed.bin.parent
 
@@ -141,7 +146,11 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 """The pages a user reads from an install: the README (the package's page on the index) and
 every page ``hanamikoji-docs`` shows."""
 
-ELSEWHERE = ("# in a clone of the repository", "# on a Ray cluster")
+ELSEWHERE = (
+    "# in a clone of the repository",
+    "# on a Ray cluster",
+    "# on a machine with the public package index",
+)
 """A fenced block whose first line is one of these runs elsewhere than an install: not run here."""
 
 INTERACTIVE = {"hanamikoji-play", "hanamikoji-serve", "tensorboard"}

@@ -5,7 +5,7 @@ GAE by :func:`gae`), :meth:`Trainer.learn` (the PPO update), repeated; each fits
 on a screen.  Beside it: the rollouts on the batch engine (``collector.py``; on Ray
 workers with ``backend: ray``, ``distributed.py``), who the learner plays (``selfplay.py``), the value
 function of the advantages (``critic.py``), the periodic evaluation
-(``monitor.py``) and the run on disk (``checkpoints.py``).  Every
+(``monitor.py``) and the run on disk (``run_folder.py``).  Every
 hyperparameter is a field of :class:`training.config.Config`.
 
 One shared policy (``hanamikoji_env.nn.PolicyNet``) plays both seats from the
