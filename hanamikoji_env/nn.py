@@ -305,6 +305,10 @@ tuples that share their children make hashing one dict key cost 2**depth steps i
 ``torch.load``, which nothing can interrupt."""
 MAX_PICKLE_OPS = 2_000_000
 """The most pickle instructions a checkpoint's object tree may take (the shipped one: 1,400)."""
+MAX_PICKLE_OBJECTS = 1_000_000
+"""The most objects a walk through one of a checkpoint's objects may visit, a shared one counted
+each time it is used (the shipped agent: about 100).  Past it, hashing or comparing that object
+inside ``torch.load`` would take minutes to hours (3-wide tuples 23 deep: 3**23 steps)."""
 
 _BUILDS = {"TUPLE", "LIST", "DICT", "FROZENSET", "OBJ", "INST"}  # pop to the MARK, push one
 _ADDS = {"APPENDS", "SETITEMS", "ADDITEMS"}  # pop to the MARK into the object below it
@@ -350,12 +354,23 @@ def check_torch_stream(f: IO[bytes], name: str) -> None:
     if head.startswith(b"PK\x03\x04"):
         try:
             with zipfile.ZipFile(f) as archive:
-                entry = next((n for n in archive.namelist() if n.endswith("/data.pkl")), None)
-                if entry is None:
-                    return  # not torch's format: torch.load refuses it
-                stream: IO[bytes] = io.BytesIO(archive.read(entry))  # its size was checked unpacked
+                names = archive.namelist()
+                pickles = [n for n in names if n.endswith("/data.pkl")]
+                if len(pickles) != 1 or len(set(names)) != len(names):
+                    stream = None  # refused below, outside this guard
+                else:
+                    stream = io.BytesIO(archive.read(pickles[0]))  # its size was checked unpacked
         except (zipfile.BadZipFile, OSError, ValueError):
             return
+        if not pickles:
+            return  # not torch's format: torch.load refuses it
+        if stream is None:
+            raise CheckpointError(
+                f"{name}: its archive holds an entry name twice or more than one data.pkl (a crafted "
+                "file: the entry checked might not be the one loaded)"
+            )
+        if pickles[0] != names[0].split("/")[0] + "/data.pkl":  # torch reads the first entry's folder
+            raise CheckpointError(f"{name}: its archive's data.pkl is not in its first entry's folder")
         _walk_pickles(stream, name, 1)
     else:
         _walk_pickles(f, name, LEGACY_PICKLES)
@@ -373,9 +388,12 @@ def _walk_pickles(stream: IO[bytes], name: str, count: int) -> None:
 
 def _walk_pickle(stream: IO[bytes], path: str, steps: int) -> int:
     """One pickle of ``stream`` walked (:func:`_walk_pickles`); the steps taken so far, or -1 where
-    the stream is malformed (torch.load will say how)."""
-    depths: list[int] = []  # the nesting depth of each object on the pickle's stack (-1: a MARK)
-    memo: dict[object, int] = {}
+    the stream is malformed (torch.load will say how).  Each object on the pickle's stack is
+    followed as (its nesting depth, its expanded size: the objects a walk through it visits, a
+    shared child counted each time it is used), so a small file of shared tuples is refused by the
+    work hashing it would take, not only by its depth."""
+    stack: list[list[int] | None] = []  # [depth, size] of each object (None: a MARK)
+    memo: dict[object, list[int]] = {}  # the same lists: a list or dict memoized empty grows in place
     try:
         for op, arg, _ in pickletools.genops(stream):
             steps += 1
@@ -383,37 +401,62 @@ def _walk_pickle(stream: IO[bytes], path: str, steps: int) -> int:
                 raise CheckpointError(f"{path}: its object tree takes over {MAX_PICKLE_OPS:,} pickle steps")
             kind = op.name
             if kind == "MARK":
-                depths.append(-1)
+                stack.append(None)
             elif kind in _BUILDS or kind in _ADDS:
-                mark = len(depths) - 1 - depths[::-1].index(-1)
-                inner = max(depths[mark + 1 :], default=0)
-                del depths[mark:]
+                mark = len(stack) - 1 - stack[::-1].index(None)
+                items = [x for x in stack[mark + 1 :] if x is not None]
+                del stack[mark:]
+                depth = max((x[0] for x in items), default=0) + 1
+                size = min(sum(x[1] for x in items), MAX_PICKLE_OBJECTS + 1)
                 if kind in _ADDS:
-                    depths[-1] = max(depths[-1], inner + 1)
+                    below = stack[-1]
+                    assert below is not None
+                    below[0], below[1] = max(below[0], depth), below[1] + size
                 else:
-                    depths.append(inner + 1)
+                    stack.append([depth, size + 1])
             elif kind in _PAIRS:
-                taken = [depths.pop() for _ in range(_PAIRS[kind])]
-                depths.append(max(taken) + (kind != "STACK_GLOBAL"))
+                taken = [x for x in (stack.pop() for _ in range(_PAIRS[kind])) if x is not None]
+                depth = max(x[0] for x in taken) + (kind != "STACK_GLOBAL")
+                size = min(sum(x[1] for x in taken), MAX_PICKLE_OBJECTS + 1)
+                if kind in ("APPEND", "SETITEM", "BUILD"):  # into the object below: it grows in place
+                    target = taken[-1]
+                    target[0], target[1] = max(target[0], depth), size
+                    stack.append(target)
+                else:
+                    stack.append([depth, size + 1])
             elif kind in ("PUT", "BINPUT", "LONG_BINPUT", "MEMOIZE"):
-                memo[arg if kind != "MEMOIZE" else len(memo)] = depths[-1]
+                top = stack[-1]
+                assert top is not None
+                memo[arg if kind != "MEMOIZE" else len(memo)] = top
             elif kind in ("GET", "BINGET", "LONG_BINGET"):
-                depths.append(memo[arg])
+                stack.append(memo[arg])
             elif kind in ("POP", "BINPERSID"):
-                depths.pop()
+                stack.pop()
                 if kind == "BINPERSID":
-                    depths.append(0)
+                    stack.append([0, 1])
             elif kind == "POP_MARK":
-                del depths[len(depths) - 1 - depths[::-1].index(-1) :]
+                del stack[len(stack) - 1 - stack[::-1].index(None) :]
             elif kind == "DUP":
-                depths.append(depths[-1])
+                stack.append(stack[-1])
             elif kind not in _STACK_ONLY:
-                depths.append(0)  # a number, string, None, bool, global, empty container
-            if depths and depths[-1] > MAX_PICKLE_DEPTH:
+                stack.append([0, 1])  # a number, string, None, bool, global, empty container
+            top = stack[-1] if stack else None
+            if top is not None and top[0] > MAX_PICKLE_DEPTH:
                 raise CheckpointError(
                     f"{path}: its object tree nests deeper than {MAX_PICKLE_DEPTH} levels (a crafted file)"
                 )
-    except (ValueError, IndexError, KeyError) as e:  # a malformed stream: torch.load will say how
+            if top is not None and top[1] > MAX_PICKLE_OBJECTS:
+                raise CheckpointError(
+                    f"{path}: its object tree expands to over {MAX_PICKLE_OBJECTS:,} objects, shared "
+                    "ones counted each time they are used (a crafted file)"
+                )
+    except (
+        ValueError,
+        IndexError,
+        KeyError,
+        TypeError,
+        AssertionError,
+    ) as e:  # malformed: torch.load says how
         if isinstance(e, CheckpointError):
             raise
         return -1

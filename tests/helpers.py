@@ -406,14 +406,22 @@ def extra(module: str, reason: str = "its extra is not installed") -> Any:
     return pytest.importorskip(module, reason=reason)
 
 
-def hash_bomb_pickle() -> bytes:
-    """A few hundred bytes of pickle, ``{"notes": {KEY: 1}}`` with KEY a tuple nested 60 deep whose
-    levels share one child, which unpickling would hash for ever, in C code no signal interrupts
-    (written by hand: Python itself would hash the key for ever to build it)."""
+def hash_bomb_pickle(width: int = 2, depth: int = 60) -> bytes:
+    """A few hundred bytes of pickle, ``{"notes": {KEY: 1}}`` with KEY a tuple of ``width`` copies
+    of one child, nested ``depth`` deep, which unpickling would hash for ``width ** depth`` steps,
+    in C code no signal interrupts (written by hand: Python itself would hash the key for ever to
+    build it).  The fourth audit's were 3 wide and 23 deep (under the depth cap), and 40 by 8."""
     stream = b"\x80\x02}X\x05\x00\x00\x00notes})q\x00"  # KEY from () up
-    for i in range(60):
-        stream += b"h" + bytes([i]) + b"\x86q" + bytes([i + 1])  # x on the stack, again: (x, x)
+    for i in range(depth):  # x on the stack: MARK, then x width times, TUPLE
+        stream += b"0(" + (b"h" + bytes([i])) * width + b"tq" + bytes([i + 1])
     return stream + b"K\x01ss."
+
+
+HASH_BOMBS = [(2, 60), (3, 23), (40, 8)]
+"""``hash_bomb_pickle``'s shapes a test tries: deeper than the cap, and two under it."""
+
+BOMB_REFUSED = r"(nests deeper than 24 levels|expands to over 1,000,000 objects).*a crafted file"
+"""What the pickle walk says of any of them."""
 
 
 def legacy_with_object(path: Path, pickle: bytes) -> None:

@@ -95,6 +95,17 @@ def test_a_bad_mlp_file_is_refused_in_one_line(tmp_path) -> None:
         load_mlp(tmp_path / "junk.mlp")
     with pytest.raises(ValueError, match="does not exist"):
         parse_player(f"ckpt:{tmp_path / 'missing.mlp'}")
+    # an observation_version of lists sharing children, 23 deep: 1 KB that would take 10 s and
+    # 120 MB to print; a version that is no int is named by a bounded look, and the walk refuses
+    # the tree at once
+    for shape, refused in (((3, 23), "a crafted file"), ((1, 2), "reads observation version")):
+        x: object = 0
+        for _ in range(shape[1]):
+            x = [x] * shape[0]
+        save_mlp(tmp_path / "dag.mlp", two_seats([669, 23]), "test", observation_version=x)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match=refused) as e:
+            load_mlp(tmp_path / "dag.mlp")
+        assert len(str(e.value)) < 400
 
 
 @pytest.mark.parametrize(

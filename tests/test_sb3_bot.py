@@ -7,7 +7,7 @@ import re
 import zipfile
 
 import pytest
-from helpers import hash_bomb_pickle, legacy_with_object, peak_growth
+from helpers import BOMB_REFUSED, hash_bomb_pickle, legacy_with_object, peak_growth
 
 from hanamikoji_env.bots.sb3 import SB3Bot
 
@@ -101,15 +101,15 @@ def test_a_hash_bomb_in_the_policy_pth_inside_the_zip_is_refused(tmp_path, form)
     inner = tmp_path / "policy.pth"
     if form == "legacy":
         legacy_with_object(inner, hash_bomb_pickle())
-    else:
+    else:  # 40 wide, 8 deep: under the depth cap
         with zipfile.ZipFile(inner, "w") as z:
-            z.writestr("policy/data.pkl", hash_bomb_pickle())
+            z.writestr("policy/data.pkl", hash_bomb_pickle(40, 8))
     path = tmp_path / "bomb.zip"
     with zipfile.ZipFile(path, "w") as z:
         z.writestr("data", json.dumps({}))
         z.writestr("policy.pth", inner.read_bytes())
     grown, error = peak_growth("from hanamikoji_env.bots.sb3 import SB3Bot", f"SB3Bot({str(path)!r})")
-    assert error is not None and "policy.pth: its object tree nests deeper than 24 levels" in error, error
+    assert error is not None and re.search("policy.pth: its object tree " + BOMB_REFUSED, error), error
     assert grown < 100, grown
 
 
@@ -137,4 +137,18 @@ def test_a_zip_of_an_unknown_observation_shape_is_refused(tmp_path) -> None:
     with pytest.raises(
         ValueError, match=r"shape \[110\]; known are version 1: \(109,\), version 2: \(669,\)"
     ):
+        SB3Bot(path)
+
+
+def test_an_sb3_zip_holding_an_entry_twice_is_refused(tmp_path) -> None:
+    """Two ``policy.pth`` entries: the check would read one, SB3's loader the other."""
+    import warnings
+
+    path = tmp_path / "twice.zip"
+    with zipfile.ZipFile(path, "w") as z, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        z.writestr("data", json.dumps({}))
+        z.writestr("policy.pth", b"benign")
+        z.writestr("policy.pth", hash_bomb_pickle(3, 23))
+    with pytest.raises(ValueError, match="holds an entry name twice"):
         SB3Bot(path)

@@ -948,3 +948,19 @@ def test_a_minibatch_of_one_decision_trains_without_nan(tmp_path) -> None:
     for _ in range(3):
         stats = trainer.step()
         assert np.isfinite(stats["policy_loss"]), stats
+
+
+def test_a_huge_file_is_not_hashed_to_tell_whether_it_is_held_out(tmp_path, monkeypatch) -> None:
+    """A held-out checkpoint is told by its content's digest, but only a file of a held-out
+    checkpoint's size is hashed: a 20 GiB sparse file named by init_from took 45 s to hash."""
+    from hanamikoji_env import heldout
+
+    sparse = tmp_path / "huge.pt"
+    with sparse.open("wb") as f:
+        f.truncate(20 * 2**30)
+    calls: list[object] = []
+    real = heldout._digest
+    monkeypatch.setattr(heldout, "_digest", lambda path: calls.append(path) or real(path))
+    assert heldout.heldout_match(f"ckpt:{sparse}") is None and not calls
+    assert heldout.heldout_match("ckpt:checkpoints/stages/stage7.pt") == "ckpt:stages/stage7.pt"
+    assert calls  # a file of a held-out size is hashed

@@ -21,6 +21,7 @@ from torch import nn
 
 from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.bots.base import Bot
+from hanamikoji_env.excerpt import short
 from hanamikoji_env.nn import CheckpointError, read_torch_file, write_torch_file
 from hanamikoji_env.observation import OFFSETS, VERSIONS
 
@@ -72,8 +73,8 @@ def load_mlp(path: str | Path) -> dict[str, Any]:
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise ValueError(f"{path} is not a {FORMAT} file")
     version = payload.get("observation_version")
-    if isinstance(version, bool) or version not in VERSIONS:
-        raise ValueError(f"{path} reads observation version {version!r}; known are {sorted(VERSIONS)}")
+    if type(version) is not int or version not in VERSIONS:  # no hashing of a crafted value
+        raise ValueError(f"{path} reads observation version {short(version)}; known are {sorted(VERSIONS)}")
     if payload.get("activation", "relu") not in ACTIVATIONS:
         raise ValueError(f"{path}: activation must be one of {sorted(ACTIVATIONS)}")
     seats = payload.get("seats")

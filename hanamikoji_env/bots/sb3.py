@@ -130,6 +130,11 @@ class SB3Bot(Bot):
             raise ValueError(f"SB3 model {self.path} does not exist or is not a file")
         try:
             with zipfile.ZipFile(self.path) as z:
+                if len(set(z.namelist())) != len(z.namelist()):
+                    raise ValueError(
+                        f"{self.path} holds an entry name twice (a crafted file: the entry checked "
+                        "might not be the one loaded)"
+                    )
                 unpacked = sum(info.file_size for info in z.infolist())
                 if unpacked > MAX_UNPACKED_BYTES or z.getinfo("data").file_size > MAX_DATA_BYTES:
                     raise ValueError(
