@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LAYERS = [
     "training",  # PPO self-play and the other trainers: the repository's training/, mapped in
     grimp.Layer(
-        "play", "tournament", "demo", "differential", "rllib", "wrappers", "exact", independent=False
+        "play", "tournament", "demo", "differential", "rllib", "wrappers", "exact", "lbr", independent=False
     ),
     "first_run",  # what a first run compiles: announced, or warmed up by playing
     grimp.Layer("games", "heldout"),  # two bots playing a game on the AEC env; the held-out players
@@ -31,7 +31,9 @@ LAYERS = [
     "observation",  # what a player may know
     "engine",  # the engine of record
     "rules",  # the readable rules
-    grimp.Layer("actions", "stats", "_version", "pretrained", "checkpoints", "manual", "excerpt", "pool"),
+    grimp.Layer(
+        "actions", "stats", "_version", "pretrained", "checkpoints", "manual", "excerpt", "pool", "entry"
+    ),
     "files",  # writing files whole; the folders that ship with the package
 ]
 """``hanamikoji_env``'s modules from the top down."""

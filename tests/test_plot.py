@@ -94,3 +94,20 @@ def test_runs_of_the_same_name_are_told_apart_not_overwritten(tmp_path) -> None:
     assert len(curves["rows_long/ppo-v2"]["heuristic"]) == 2 and len(curves["rows/ppo-v2"]["heuristic"]) == 1
     assert list(read_curves([short, other])) == ["ppo-v2", "sb3"]  # names alone where they differ
     assert read_curves([]) == {}  # no runs, no curves (as before labels were added)
+
+
+def test_the_command_draws_without_torch(tmp_path) -> None:
+    """Drawing a CSV needs matplotlib alone: ``hanamikoji-plot`` runs where torch is missing."""
+    import subprocess
+    import sys
+
+    a = run_folder(tmp_path, "run", ["600.0,10,100000,ppo,0.7,0.5"])
+    code = (
+        "import sys; sys.modules['torch'] = None\n"  # any import of torch now fails
+        "from hanamikoji_env.training.plot import main\n"
+        f"main([{str(a)!r}, '--out', {str(tmp_path / 'c.png')!r}])\n"
+        "assert 'torch' not in [m for m in sys.modules if sys.modules[m] is not None]"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "c.png").is_file()

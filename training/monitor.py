@@ -14,9 +14,6 @@ from hanamikoji_env.nn import PolicyNet
 from hanamikoji_env.training.selfplay import bot_moves, make_bot, views_for
 from hanamikoji_env.vector import BatchEngine
 
-CURVE = "curve.csv"
-"""The run's curve: a row per evaluation."""
-
 
 class Curve:
     """``curve.csv`` of a run folder: after every evaluation the wall time trained (evaluations

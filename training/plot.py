@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from hanamikoji_env.files import replace_atomically
-from hanamikoji_env.training.monitor import CURVE
 
 PICTURE = "curve.png"
 """The picture of a run's curve that training writes beside ``curve.csv``."""
+CURVE = "curve.csv"
+"""A run's learning curve, in its folder (written by :class:`~hanamikoji_env.training.monitor.Curve`)."""
 MAX_CURVE_BYTES = 64 * 2**20
 """A ``curve.csv`` larger than this is refused (a run writes about 60 bytes an evaluation)."""
 

@@ -67,7 +67,8 @@ from hanamikoji_env.training.config import Config
 from hanamikoji_env.training.critic import OracleCritic, Values
 from hanamikoji_env.training.imitation import imitation_loss, teacher_share
 from hanamikoji_env.training.league import RECENT, League, exploiter_config, exploiter_folder, freeze_target
-from hanamikoji_env.training.monitor import CURVE, Curve, win_rate
+from hanamikoji_env.training.monitor import Curve, win_rate
+from hanamikoji_env.training.plot import CURVE
 from hanamikoji_env.training.run_folder import CHECKPOINT, POLICY, check_resumable, lock_run
 from hanamikoji_env.training.selfplay import SNAPSHOTS
 from hanamikoji_env.training.threads import ThreadChooser

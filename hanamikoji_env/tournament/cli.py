@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from hanamikoji_env.bots.spec import parse_player, usage
+from hanamikoji_env.entry import missing_extra
 from hanamikoji_env.tournament.outputs import GAMES_FILE, check_writable, format_table, write_outputs
 from hanamikoji_env.tournament.schedule import Interrupted, run_tournament
 
@@ -71,6 +72,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         if args.out is not None:
             check_writable(args.out)  # before the first game, not after the last
+            import matplotlib  # noqa: F401  (the heatmap's: missing, the games are not played for nothing)
         if args.save_games is not None:
             check_writable(args.save_games, "--save-games")
         players = [parse_player(s) for s in args.players]
@@ -101,8 +103,8 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:  # while the players load, before the first game
         print("\ninterrupted before the first game; nothing was written", file=sys.stderr)
         raise SystemExit(130) from None
-    except ImportError as e:
-        parser.error(f"{e}: the tournament needs the eval extra, pip install 'hanamikoji-env[eval]'")
+    except ModuleNotFoundError as e:  # a player's or the heatmap's library: the extra that brings it
+        parser.error(missing_extra(e) or str(e))
     except RuntimeError as e:
         print(f"error: {e}", file=sys.stderr)
         raise SystemExit(1) from None

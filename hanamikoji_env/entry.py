@@ -1,0 +1,82 @@
+"""The console commands, each a thin door to its module: a module that needs an extra the
+install lacks ends the command in one line naming that extra, not in a traceback.
+
+Every ``[project.scripts]`` entry of pyproject.toml points here; this module imports nothing
+optional, and each command's own module is imported only when the command runs."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable
+
+EXTRA_OF = {
+    "torch": ("train", "torch"),
+    "yaml": ("train", "PyYAML"),
+    "tensorboard": ("train", "tensorboard"),
+    "matplotlib": ("eval", "matplotlib"),
+    "stable_baselines3": ("sb3", "stable-baselines3"),
+    "sb3_contrib": ("sb3", "sb3-contrib"),
+    "pyspiel": ("openspiel", "open_spiel"),
+    "open_spiel": ("openspiel", "open_spiel"),
+    "tree": ("openspiel", "dm-tree"),
+    "textual": ("play", "textual"),
+    "fastapi": ("play", "fastapi"),
+    "uvicorn": ("play", "uvicorn"),
+    "ray": ("ray", "ray"),
+    "tianshou": ("tianshou", "tianshou"),
+    "torchrl": ("torchrl", "torchrl"),
+}
+"""The top-level module of each optional dependency -> (the extra that brings it, its package)."""
+
+
+def missing_extra(error: ModuleNotFoundError) -> str | None:
+    """One line for a module an extra would bring (None for any other missing module: a bug)."""
+    top = (error.name or "").split(".")[0]
+    if top not in EXTRA_OF:
+        return None
+    extra, package = EXTRA_OF[top]
+    return (
+        f"{package} is not installed; it comes with the {extra} extra: pip install 'hanamikoji-env[{extra}]'"
+    )
+
+
+def run(module: str, prog: str, argv: list[str] | None = None) -> int | None:
+    """Import ``module`` and run its ``main(argv)`` (its exit status, if it returns one); a missing
+    extra is one line on stderr and exit status 2."""
+    try:
+        main: Callable[[list[str] | None], int | None] = importlib.import_module(module).main
+        return main(argv)
+    except ModuleNotFoundError as e:
+        line = missing_extra(e)
+        if line is None:
+            raise
+        print(f"{prog}: error: {line}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+def _command(module: str, prog: str) -> Callable[[list[str] | None], int | None]:
+    """The console entry point of ``prog``: :func:`run` of ``module``."""
+
+    def command(argv: list[str] | None = None) -> int | None:
+        return run(module, prog, argv)
+
+    command.__doc__ = f"``{prog}``: ``{module}.main``, a missing extra in one line."
+    return command
+
+
+COMMANDS: dict[str, Callable[[list[str] | None], int | None]] = {
+    prog: _command(module, prog)
+    for prog, module in (
+        ("hanamikoji-eval", "hanamikoji_env.tournament"),
+        ("hanamikoji-play", "hanamikoji_env.play.tui"),
+        ("hanamikoji-serve", "hanamikoji_env.play.server"),
+        ("hanamikoji-train", "hanamikoji_env.training.train"),
+        ("hanamikoji-exploit", "hanamikoji_env.training.exploit"),
+        ("hanamikoji-docs", "hanamikoji_env.manual"),
+        ("hanamikoji-plot", "hanamikoji_env.training.plot"),
+    )
+}
+"""Every console command (pyproject.toml's ``[project.scripts]``, checked by a test)."""
+
+evaluate, play, serve, train, exploit, docs, plot = COMMANDS.values()
