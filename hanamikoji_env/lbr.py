@@ -195,12 +195,6 @@ class LocalBestResponse:
         self.rows = redeal(public, self.seat, obs, self.budget.particles, self.rng)
         self.weights = np.full(len(self.rows), 1.0 / len(self.rows))
 
-    def _views(self, rows: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        obs = np.zeros((len(rows), OBS_SIZE), dtype=np.float32)
-        mask = np.zeros((len(rows), NUM_ACTIONS), dtype=np.int8)
-        encode_rows(rows, seats.astype(np.int8), obs, mask)
-        return obs, mask
-
     def _step(self, actions: np.ndarray) -> None:
         apply_sequences(self.rows, actions[:, None], np.ones(len(self.rows), dtype=np.int64), None)
 
@@ -208,7 +202,7 @@ class LocalBestResponse:
         """The target moved: ``action`` as the LBR player saw it (None: a card played face down)."""
         if self.lost:
             return
-        obs, mask = self._views(self.rows, np.full(len(self.rows), 1 - self.seat))
+        obs, mask = views(self.rows, np.full(len(self.rows), 1 - self.seat))
         p = self.probs(obs, mask)
         if action is None:  # drawn from the target's own probabilities: weights unchanged
             self._step(sample_actions(p, self.rng.random(len(p))))
@@ -383,14 +377,14 @@ def play_games(target: Any, games: int, make: MakePlayer, seed: int = 0, progres
         dealer = Dealer(1, np.random.default_rng([seed, g // 2]), "permutation")
         row = blank_row()
         dealer.deal(row, first, np.ones(1, dtype=np.bool_))
-        player.start(public_row(row[0], seat), _view(row, seat)[0][0])
+        player.start(public_row(row[0], seat), views(row, [seat])[0][0])
         while (phase := int(row[0, C_PHASE])) != GAME_OVER:
             if phase == ROUND_OVER:
                 dealer.deal(row, first, np.zeros(1, dtype=np.bool_))
-                player.start(public_row(row[0], seat), _view(row, seat)[0][0])
+                player.start(public_row(row[0], seat), views(row, [seat])[0][0])
                 continue
             mover, pos = int(row[0, C_TO_MOVE]), int(row[0, C_PILE_POS])
-            obs, mask = _view(row, mover)
+            obs, mask = views(row, [mover])
             if mover == seat:
                 start = time.perf_counter()
                 action = player.act(public_row(row[0], seat), obs[0], mask[0])
@@ -408,9 +402,9 @@ def play_games(target: Any, games: int, make: MakePlayer, seed: int = 0, progres
     return Result(scores, np.asarray(seconds), restarts)
 
 
-def _view(row: np.ndarray, seat: int) -> tuple[np.ndarray, np.ndarray]:
-    """``seat``'s observation and legal mask of the one-row ``row`` (``[1, 109]``, ``[1, 23]``)."""
-    obs = np.zeros((1, OBS_SIZE), dtype=np.float32)
-    mask = np.zeros((1, NUM_ACTIONS), dtype=np.int8)
-    encode_rows(row, np.array([seat], dtype=np.int8), obs, mask)
+def views(rows: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's observation and legal mask for the seat ``seats[i]`` (``[N, 109]``, ``[N, 23]``)."""
+    obs = np.zeros((len(rows), OBS_SIZE), dtype=np.float32)
+    mask = np.zeros((len(rows), NUM_ACTIONS), dtype=np.int8)
+    encode_rows(rows, np.asarray(seats, dtype=np.int8), obs, mask)
     return obs, mask

@@ -120,9 +120,9 @@ def test_only_face_down_cards_are_hidden_from_the_other_player() -> None:
 
 def test_redeal_fills_exactly_the_unseen_places_with_the_unseen_cards() -> None:
     row = dealt(6)
-    from hanamikoji_env.lbr import _view
+    from hanamikoji_env.lbr import views
 
-    obs = _view(row, 0)[0][0]
+    obs = views(row, [0])[0][0]
     rows = redeal(public_row(row[0], 0), 0, obs, 200, np.random.default_rng(0))
     full = np.bincount(np.array(FULL.full_deck), minlength=NUM_GEISHAS)
     assert (deck_counts(rows) == deck_counts(row)).all() and (deck_counts(row) == full).all()
@@ -202,7 +202,7 @@ def test_the_player_is_told_only_what_its_seat_sees_and_its_particles_follow_the
 def test_bayes_weights_keep_only_deals_a_deterministic_target_could_have_played_from() -> None:
     """Against the greedy shipped agent (one move per position), the particles left after each
     of its moves the LBR player sees are those whose deal makes it choose that move, no others."""
-    from hanamikoji_env.lbr import _view
+    from hanamikoji_env.lbr import views
 
     target = parse_player("pretrained").make(seed=0, round_limit=None)
     informative = 0
@@ -211,13 +211,13 @@ def test_bayes_weights_keep_only_deals_a_deterministic_target_could_have_played_
         heuristic = int(row[0, 4])  # C_TO_MOVE: its first turn
         seat = 1 - heuristic
         lbr = LocalBestResponse(target.play_probabilities, seat, Budget(512, 8), np.random.default_rng(seed))
-        lbr.start(public_row(row[0], seat), _view(row, seat)[0][0])
+        lbr.start(public_row(row[0], seat), views(row, [seat])[0][0])
         opp = slice(C_HANDS + NUM_GEISHAS * heuristic, C_HANDS + NUM_GEISHAS * (heuristic + 1))
         while int(row[0, 4]) == heuristic and int(row[0, 3]) == heuristic:  # C_CURRENT: its turn
-            action = int(target.act_batch(*_view(row, heuristic))[0])
+            action = int(target.act_batch(*views(row, [heuristic]))[0])
             told = None if hidden_from_other(row[0], action) else action
             if told is not None:
-                agrees = target.act_batch(*lbr._views(lbr.rows, np.full(len(lbr.rows), heuristic))) == action
+                agrees = target.act_batch(*views(lbr.rows, np.full(len(lbr.rows), heuristic))) == action
                 kept = {r[opp].tobytes() for r in lbr.rows[agrees]}
                 dropped = {r[opp].tobytes() for r in lbr.rows[~agrees]}
                 informative += 0 < agrees.sum() < len(agrees)
