@@ -14,8 +14,9 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
 from multiprocessing import resource_tracker
 from typing import Any, TypeVar
 
@@ -59,8 +60,16 @@ def new_pool(
     workers: int, initializer: Callable[..., None] = init_worker, initargs: tuple[Any, ...] = ()
 ) -> ProcessPoolExecutor:
     """A pool of ``workers`` spawned processes, each set up by ``initializer`` (which must call
-    :func:`init_worker` first); none runs until :func:`submit_all`."""
-    return ProcessPoolExecutor(workers, multiprocessing.get_context("spawn"), initializer, initargs)
+    :func:`init_worker` first); none runs until :func:`submit_all`.  A Ctrl-C while the pool's
+    queues are made is held until they are whole (one cut between a semaphore's registration
+    with multiprocessing's resource tracker and its finalizer would leave the tracker warning
+    of a leaked semaphore at exit), then raised with the pool shut."""
+    with _ctrl_c_held() as interrupted:
+        pool = ProcessPoolExecutor(workers, multiprocessing.get_context("spawn"), initializer, initargs)
+    if interrupted:
+        pool.shutdown(wait=True)
+        raise KeyboardInterrupt
+    return pool
 
 
 def submit_all(pool: ProcessPoolExecutor, fn: Callable[[Any], T], items: Iterable[Any]) -> list[Future[T]]:
@@ -70,23 +79,33 @@ def submit_all(pool: ProcessPoolExecutor, fn: Callable[[Any], T], items: Iterabl
     SIGINT is blocked in this thread while the workers are spawned, so they inherit the block
     (:func:`init_worker` drops what it held): none dies with a traceback while it starts.  A
     Ctrl-C in the parent meanwhile (even one taken before the block but not yet acted on) is
-    recorded instead of raised, so it cannot cut a worker's launch in half; it is raised as a
+    held instead of raised, so it cannot cut a worker's launch in half; it is raised as a
     ``KeyboardInterrupt`` once the submissions are done, and the caller stops ``pool``."""
-    resource_tracker.ensure_running()  # spawn's tracker unblocks SIGINT after it starts: first
+    with _ctrl_c_held() as interrupted:
+        futures = [pool.submit(fn, item) for item in items]
+    if interrupted:
+        raise KeyboardInterrupt
+    return futures
+
+
+@contextmanager
+def _ctrl_c_held() -> Iterator[list[int]]:
+    """SIGINT recorded in the list it yields instead of raised, and blocked in this thread (what
+    it spawns inherits the block), for the body's length.  Only in the main thread, where a
+    handler can be set, and only where SIGINT is not ignored already."""
     record = threading.current_thread() is threading.main_thread() and callable(
-        signal.getsignal(signal.SIGINT)  # not where SIGINT is ignored (SIG_IGN)
+        signal.getsignal(signal.SIGINT)
     )
     interrupted: list[int] = []
     previous = signal.signal(signal.SIGINT, lambda *_: interrupted.append(1)) if record else None
+    resource_tracker.ensure_running()  # it unblocks SIGINT once its tracker is spawned: before the block
     held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
-        return [pool.submit(fn, item) for item in items]
+        yield interrupted
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a Ctrl-C held meanwhile is recorded now
         if record:
             signal.signal(signal.SIGINT, previous)
-        if interrupted:
-            raise KeyboardInterrupt
 
 
 def stop(pool: ProcessPoolExecutor) -> None:

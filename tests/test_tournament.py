@@ -594,6 +594,32 @@ def test_pool_workers_end_with_a_parent_killed_outright(tmp_path) -> None:
         raise AssertionError("the worker outlived its killed parent by 10 s")
 
 
+def test_a_ctrl_c_while_a_pool_is_made_leaves_no_semaphore_behind(tmp_path) -> None:
+    """A Ctrl-C landing just after the pool registers a semaphore with multiprocessing's resource
+    tracker (before its finalizer exists) is held until the pool is whole, then raised: the
+    process ends with a KeyboardInterrupt and the tracker finds nothing leaked.  Cut there, the
+    semaphore would stay registered and the tracker would warn at exit."""
+    script = tmp_path / "parent.py"
+    script.write_text(
+        "import os, signal\n"
+        "from multiprocessing import resource_tracker\n"
+        "from hanamikoji_env.pool import new_pool\n"
+        "register = resource_tracker._resource_tracker.register\n"
+        "def ctrl_c_after(name, rtype):\n"
+        "    register(name, rtype)\n"
+        "    os.kill(os.getpid(), signal.SIGINT)\n"
+        "resource_tracker.register = resource_tracker._resource_tracker.register = ctrl_c_after\n"
+        "if __name__ == '__main__':\n"
+        "    try:\n"
+        "        new_pool(1)\n"
+        "    except KeyboardInterrupt:\n"
+        "        print('interrupted', flush=True)\n"
+    )
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    assert out.stdout == "interrupted\n" and out.returncode == 0, (out.stdout, out.stderr)
+    assert "leaked" not in out.stderr and "Traceback" not in out.stderr, out.stderr
+
+
 def test_the_spec_help_marks_only_the_checkpoint_as_required() -> None:
     """A belief file is an option of psearch, not a requirement: the help must not say so."""
     forms = usage()
