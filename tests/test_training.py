@@ -716,6 +716,29 @@ def test_an_exploiter_may_measure_a_held_out_player_and_nothing_else_held_out() 
             Config.from_dict({**TINY, **data})
 
 
+def test_an_exploiter_trains_against_a_player_too_slow_for_an_agent(tmp_path, capsys) -> None:
+    """psearch (and enum) are too slow to train an agent against, but ``--method rl`` measures any
+    player: the run that measures one trains against it and plays its measurement games; a
+    config that merely names one is still refused."""
+    from hanamikoji_env.training.exploit import main as exploit
+
+    psearch = "psearch:ckpt=pretrained,samples=2,candidates=2"
+    args = ["--target", psearch, "--decisions", "256", "--games", "2", "--no-progress", "num_envs=8", "rollout_steps=16",
+            "num_minibatches=2", "eval_every=0", "eval_games=2", "hidden=16", "layers=1", f"runs_dir={tmp_path}"]  # fmt: skip
+    exploit(args)
+    assert f"exploiter vs {psearch}: win rate" in capsys.readouterr().out
+    cfg = json.loads(
+        (tmp_path / "psearch_ckpt_pretrained_samples_2_candidates_2-scratch-s0" / "config.json").read_text()
+    )
+    assert cfg["bot_shares"] == {psearch: 1.0} and cfg["measures"] == psearch
+    for data in ({"bot_shares": {psearch: 1.0}}, {"eval_bots": [psearch]}):
+        with pytest.raises(ValueError, match="only random, heuristic, search and checkpoints play here"):
+            Config.from_dict({**TINY, **data})
+    from hanamikoji_env.training.exploit import exploit_config
+
+    assert exploit_config("enum", 1000, None, False, 0, []).bot_shares == {"enum": 1.0}  # held out, and slow
+
+
 def test_a_variant_trains_only_against_players_of_that_variant(tmp_path) -> None:
     save_checkpoint(tmp_path / "full.pt", PolicyNet(16, 1))
     for data, message in [

@@ -200,7 +200,8 @@ class Config:
     measures: str | None = None
     """Set by ``hanamikoji-exploit``: the player (a spec) whose exploitability this run measures.
     That player alone may be a held-out one here (as the only opponent, the evaluation and
-    ``init_from``): the run's policy is a measurement of it, never an agent."""
+    ``init_from``), or one too slow to train an agent against (``enum``, ``psearch``: the budget
+    is then what fits): the run's policy is a measurement of it, never an agent."""
     eval_heldout: bool = False
     """The periodic evaluation also plays the fast held-out opponents
     (:data:`hanamikoji_env.heldout.FAST`): ``vs_heldout`` in the curve is their mean."""
@@ -263,7 +264,8 @@ class Config:
                 raise ValueError(f"{key} may hold at most {MAX_ITEMS} bots, got {len(getattr(self, key))}")
             for spec in getattr(self, key):
                 try:
-                    if not parse_player(spec, load=False).bot_class().fast:  # too slow to train against
+                    # too slow to train against, but for the one player a run measures (hanamikoji-exploit)
+                    if spec != self.measures and not parse_player(spec, load=False).bot_class().fast:
                         raise ValueError("only random, heuristic, search and checkpoints play here")
                     parse_player(spec, load=check_files)  # a checkpoint is loaded (weights only) and checked
                 except ValueError as e:
