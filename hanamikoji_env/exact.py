@@ -439,16 +439,7 @@ def player_target(bot: Any, variant: str = MINI.name) -> Target:
     """``bot`` (a :class:`~hanamikoji_env.bots.base.Bot`) as a :data:`Target`, fed the observation
     version it reads; ``ValueError`` in one line, before any walking, for a bot that cannot give
     its move probabilities or a network trained on another variant."""
-    from hanamikoji_env.bots.base import Bot
-
-    if type(bot).play_probabilities is Bot.play_probabilities:
-        raise ValueError(f"{bot.name} cannot give its move probabilities: {bot.no_probabilities}")
-    trained = getattr(getattr(bot, "model", None), "variant", None)
-    v = check_variant(variant)
-    if trained is not None and trained != v.name:
-        raise ValueError(
-            f"the target was trained on the {trained} game, not the {v.name} variant measured here"
-        )
+    bot.check_modelled(check_variant(variant).name)
     size = VERSIONS[bot.observation_version].size  # version 1 is version 2's first entries
 
     def target(infostates: np.ndarray, masks: np.ndarray) -> np.ndarray:

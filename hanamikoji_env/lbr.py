@@ -161,18 +161,26 @@ def redeal(public: np.ndarray, seat: int, obs: np.ndarray, n: int, rng: np.rando
     return rows
 
 
+def _window(rows: np.ndarray, start: int = 0) -> np.ndarray:
+    """Each row's pile from slot ``start`` on, then its removed card, as one array (a copy)."""
+    return np.concatenate(
+        [rows[:, C_PILE + start : C_PILE + DRAW_PILE_SIZE], rows[:, C_REMOVED : C_REMOVED + 1]], 1
+    )
+
+
+def _put_window(rows: np.ndarray, window: np.ndarray, start: int = 0) -> None:
+    """:func:`_window`'s inverse: ``window`` written back to the pile from ``start`` and the removed card."""
+    rows[:, C_PILE + start : C_PILE + DRAW_PILE_SIZE] = window[:, :-1]
+    rows[:, C_REMOVED] = window[:, -1]
+
+
 def shuffle_unseen(rows: np.ndarray, rng: np.random.Generator) -> None:
     """Shuffle each row's cards nobody has seen (the rest of the pile and the removed card) among
     themselves, in place."""
-    window = np.concatenate(
-        [rows[:, C_PILE : C_PILE + DRAW_PILE_SIZE], rows[:, C_REMOVED : C_REMOVED + 1]], 1
-    )
     slot = np.arange(_S)
     seen = slot[None, :] < rows[:, C_PILE_POS : C_PILE_POS + 1]
     keys = np.where(seen, slot - _S, rng.random((len(rows), _S)))  # seen slots stay first, in order
-    window = np.take_along_axis(window, np.argsort(keys, axis=1), axis=1)
-    rows[:, C_PILE : C_PILE + DRAW_PILE_SIZE] = window[:, :DRAW_PILE_SIZE]
-    rows[:, C_REMOVED] = window[:, DRAW_PILE_SIZE]
+    _put_window(rows, np.take_along_axis(_window(rows), np.argsort(keys, axis=1), axis=1))
 
 
 class LocalBestResponse:
@@ -222,9 +230,7 @@ class LocalBestResponse:
         if self.lost:
             return
         rows, k = self.rows, int(self.rows[0, C_PILE_POS]) - 1
-        window = np.concatenate(
-            [rows[:, C_PILE + k : C_PILE + DRAW_PILE_SIZE], rows[:, C_REMOVED : C_REMOVED + 1]], 1
-        )
+        window = _window(rows, k)
         match = window == card
         self.weights = self.weights * match.mean(axis=1)
         keep = self.weights > 0
@@ -236,8 +242,7 @@ class LocalBestResponse:
         j = match.argmax(axis=1)  # a slot holding the card: swap it to the top
         drawn = window[:, 0].copy()
         window[at, 0], window[at, j] = card, drawn
-        self.rows[:, C_PILE + k : C_PILE + DRAW_PILE_SIZE] = window[:, :-1]
-        self.rows[:, C_REMOVED] = window[:, -1]
+        _put_window(self.rows, window, k)
         hand = C_HANDS + NUM_GEISHAS * self.seat
         np.add.at(self.rows, (at, hand + drawn), -1)
         self.rows[:, hand + card] += 1
@@ -323,13 +328,7 @@ def lbr_player(target: Any, budget: Budget) -> MakePlayer:
 def check_target(target: Any) -> None:
     """``ValueError`` in one line for a target the LBR player cannot model: one without move
     probabilities, or a network of another variant or observation version."""
-    from hanamikoji_env.bots.base import Bot
-
-    if type(target).play_probabilities is Bot.play_probabilities:
-        raise ValueError(f"{target.name} cannot give its move probabilities: {target.no_probabilities}")
-    trained = getattr(getattr(target, "model", None), "variant", "full")
-    if trained != "full":
-        raise ValueError(f"the target was trained on the {trained} variant, not the full game measured here")
+    target.check_modelled("full")
     if getattr(target, "observation_version", 1) != 1:
         raise ValueError(
             "the full game's lbr feeds its target observation version 1: a version-2 target needs "

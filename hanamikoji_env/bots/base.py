@@ -140,6 +140,18 @@ class Bot(ABC):
     no_probabilities = "its moves come from simulations or memory, not from its observation alone"
     """Why :meth:`play_probabilities` is refused (for a bot that does not implement it)."""
 
+    def check_modelled(self, variant: str) -> None:
+        """``ValueError`` in one line where a best response cannot model this bot on ``variant``
+        (``exact``, ``lbr``): it gives no move probabilities, or it is a network trained on
+        another variant."""
+        if type(self).play_probabilities is Bot.play_probabilities:
+            raise ValueError(f"{self.name} cannot give its move probabilities: {self.no_probabilities}")
+        trained = getattr(getattr(self, "model", None), "variant", None)
+        if trained is not None and trained != variant:
+            raise ValueError(
+                f"the target was trained on the {trained} game, not the {variant} variant measured here"
+            )
+
     def move_probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray | None:
         """The bot's distribution over the moves of a batch (``[N, 23]``), where it has one (a
         policy network); ``None`` for a bot that only picks moves.  Imitation learns from it."""
