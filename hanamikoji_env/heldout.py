@@ -43,16 +43,16 @@ HELD_OUT: tuple[HeldOut, ...] = (
         "heuristic-weights:bonus=40,sharpness=8",
         "the heuristic minding the geisha count, less sure of margins",
     ),
-    HeldOut("ckpt:stages/stage10.pt", "the agent shipped before: 8.5 hours of a ten-stage curriculum"),
+    HeldOut("ckpt:stages/stage10.pt", "an agent shipped earlier: 8.5 hours of a ten-stage curriculum"),
     HeldOut("ckpt:stages/stage7.pt", "an earlier agent of that curriculum, 256 units"),
     HeldOut(
         "psearch:ckpt=stages/stage10.pt",
-        "PolicySearchBot over the agent shipped before (about 1 s a game)",
+        "PolicySearchBot over that agent (about 1 s a game)",
         500,
     ),
     HeldOut(
         "ckpt:heldout/exploiter_s3.pt",
-        "a best response to the shipped agent: 10M decisions of PPO against it",
+        "a best response to the agent shipped before the league's (stages/from_scratch.pt): 10M decisions of PPO against it",
     ),
     HeldOut(
         "os-ismcts:sims=100", "OpenSpiel's information-set MCTS, random rollouts (about 10 s a game)", 100

@@ -124,9 +124,9 @@ def test_the_wheel_carries_everything_and_runs_outside_the_repository(installed:
         ],
         work,
     )
-    table = _run([venv / "bin" / "hanamikoji-eval", "--players", "pretrained", "random", "--games", "20",
-                  "--workers", "1", "--no-progress"], work)  # fmt: skip
-    assert "pretrained" in table
+    table = _run([venv / "bin" / "hanamikoji-eval", "--players", "pretrained", "ckpt:checkpoints/stages/from_scratch.pt",
+                  "random", "--games", "20", "--workers", "1", "--no-progress", "--first-only"], work)  # fmt: skip
+    assert "pretrained" in table and "from_scratch.pt" in table
     trained = _run(
         [venv / "bin" / "hanamikoji-train", "--config", "quick", "total_decisions=20000", "--no-progress"],
         work,

@@ -168,7 +168,7 @@ def test_the_previous_agents_curriculum_is_one_file_of_ten_chained_stages() -> N
     assert load_curriculum("configs/ppo_selfplay.yaml", ["num_envs=64"])[6].cfg.num_envs == 64
 
 
-def test_the_shipped_agents_recipe_is_a_2_hour_stage_then_a_wider_2_hour_stage() -> None:
+def test_the_shipped_agents_recipe_is_a_2_hour_stage_a_wider_2_hour_stage_then_a_league() -> None:
     first, second = load_curriculum("from_scratch")
     assert (first.name, second.name) == ("stage1", "stage2") and first.updates is None is second.updates
     assert first.run_dir == Path("runs/from_scratch/stage1") and first.cfg.init_from is None
@@ -185,12 +185,18 @@ def test_the_shipped_agents_recipe_is_a_2_hour_stage_then_a_wider_2_hour_stage()
     for stage in (first, second):
         assert stage.cfg.bot_shares == mix and stage.cfg.pool_share == 0.15 and stage.cfg.torch_threads == 2
         assert stage.cfg.anneal_lr and (stage.cfg.num_envs, stage.cfg.seed) == (512, 0)
-    shipped = load_checkpoint("checkpoints/ppo_selfplay.pt")
-    assert shipped["model_config"] == {"hidden": 512, "layers": 2}
-    saved = {**asdict(Config()), **shipped["config"]}  # keys added since it was saved: their defaults
-    assert {k: v for k, v in saved.items() if k not in ("runs_dir", "init_from")} == {
-        k: v for k, v in asdict(second.cfg).items() if k not in ("runs_dir", "init_from")
-    }  # the shipped agent is this stage, trained in another folder
+    league = load_config("league")
+    assert league.init_from == "checkpoints/stages/from_scratch.pt"
+    for file, stage in (
+        ("checkpoints/stages/from_scratch.pt", second.cfg),
+        ("checkpoints/ppo_selfplay.pt", league),
+    ):
+        trained = load_checkpoint(file)
+        assert trained["model_config"] == {"hidden": 512, "layers": 2}
+        saved = {**asdict(Config()), **trained["config"]}  # keys added since it was saved: their defaults
+        assert {k: v for k, v in saved.items() if k not in ("runs_dir", "init_from")} == {
+            k: v for k, v in asdict(stage).items() if k not in ("runs_dir", "init_from")
+        }, file  # each file is its stage, trained in another folder
 
 
 def tiny_curriculum(tmp_path: Path) -> Path:
@@ -859,6 +865,20 @@ def test_pretrained_names_the_shipped_agent_everywhere(tmp_path, monkeypatch) ->
     )
     cfg = Config.from_dict({"init_from": "pretrained", **shipped["model_config"]}).validate()
     assert cfg.init_from == "pretrained"
+    # a path under the repository's checkpoints/ names the shipped copy from any directory (an
+    # installed wheel too): the league's config starts from the agent shipped before
+    league = load_config("league")
+    assert (
+        league.init_from == "checkpoints/stages/from_scratch.pt"
+        and league.validate().init_from == league.init_from
+    )
+    assert load_checkpoint(league.init_from)["model_config"] == shipped["model_config"]
+    assert isinstance(parse_player("ckpt:checkpoints/stages/stage7.pt").make(seed=0), PolicyBot)
+    (tmp_path / "checkpoints").mkdir()
+    save_checkpoint(tmp_path / "checkpoints" / "own.pt", PolicyNet(16, 1))  # one of the user's own is theirs
+    assert load_checkpoint("checkpoints/own.pt")["model_config"] == {"hidden": 16, "layers": 1}
+    with pytest.raises(ValueError, match=r"checkpoints/stages/nope\.pt does not exist"):
+        Config.from_dict({"init_from": "checkpoints/stages/nope.pt"}).validate()
 
 
 def test_a_run_folder_takes_one_trainer_at_a_time(tmp_path) -> None:
