@@ -959,7 +959,12 @@ def test_ctrl_c_or_sigterm_saves_the_update_in_progress_and_resume_continues_fro
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("num_envs: 8\nnum_envs: 16\n", r"duplicate key 'num_envs'"),
+        ("num_envs: 8\nnum_envs: 16\n", r"duplicate key 'num_envs' at line 2, column 1$"),
+        (
+            "seed: 1\n? [1, 2]\n: 3\n",
+            r"a key must be a name, got \[1, 2\] at line 2, column 3$",
+        ),  # was a TypeError
+        ("bot_shares: {[random]: 0.5}\n", r"a key must be a name, got \['random'\] at line 1, column 14$"),
         ("seed: " + "9" * 5000 + "\n", r"'seed': an integer of 5,000 digits \(at most 30\)"),
         ("seed: 1:30:00\n", r"seed must be int, got '1:30:00'"),  # YAML 1.1 read 5400 here
     ],
@@ -969,7 +974,7 @@ def test_configs_are_read_strictly_and_as_yaml_1_2(tmp_path, text, message) -> N
     path.write_text(text)
     with pytest.raises(ValueError, match=message) as caught:
         load_config(path)
-    assert len(str(caught.value)) < 400
+    assert len(str(caught.value)) < 400 and "\n" not in str(caught.value)
 
 
 def test_config_numbers_are_read_as_yaml_1_2(tmp_path) -> None:

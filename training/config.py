@@ -440,6 +440,11 @@ MAX_INT_DIGITS = 30
 INT = "tag:yaml.org,2002:int"
 
 
+def _at(node: Any) -> str:
+    """Where ``node`` starts, on the error's one line."""
+    return f" at line {node.start_mark.line + 1}, column {node.start_mark.column + 1}"
+
+
 class _NoAliasLoader(yaml.SafeLoader):
     """PyYAML's safe loader made strict for configs: no aliases (``*name`` could expand a few bytes
     into gigabytes), no duplicate keys (the last one would silently win), numbers read as YAML 1.2
@@ -455,8 +460,10 @@ class _NoAliasLoader(yaml.SafeLoader):
         seen: set[Any] = set()
         for key_node, value_node in node.value:
             key = self.construct_object(key_node, deep=True)
+            if not isinstance(key, str | int | float | bool) and key is not None:
+                raise yaml.YAMLError(f"a key must be a name, got {short(key)}{_at(key_node)}")
             if key in seen:
-                raise yaml.YAMLError(f"duplicate key {short(key)}{key_node.start_mark}")
+                raise yaml.YAMLError(f"duplicate key {short(key)}{_at(key_node)}")
             seen.add(key)
             if value_node.tag == INT and len(value_node.value) > MAX_INT_DIGITS:
                 raise yaml.YAMLError(
