@@ -32,7 +32,32 @@ EXPECTED = {  # a line of each example -> what its output must contain
     "for progress in learn(Args(updates=12": ["12 updates: won"],
     'e = gymnasium.make("hanamikoji/HanamikojiVsBot-v0"': ["legal actions: ["],
     "result = exact.exploitability(": ["score 0.744395, NashConv 0.977579"],
+    'aec = pettingzoo.make("aec"': ["['player_0', 'player_1'] hanamikoji/HanamikojiVsBot-v0"],
 }
+
+
+def test_the_registered_ids_need_what_the_environment_page_says() -> None:
+    """PettingZoo's id needs the package imported first (its registry loads no plugins); Gymnasium's
+    ``module:id`` form imports it itself, as docs/environment.md says."""
+    code = {
+        "pettingzoo": 'import pettingzoo; pettingzoo.make("aec", "hanamikoji/Hanamikoji-v0")',
+        "gymnasium": 'import gymnasium; e = gymnasium.make("hanamikoji_env:hanamikoji/HanamikojiVsBot-v0", '
+        'opponent="heuristic"); print(type(e.unwrapped).__name__)',
+    }
+    alone = {
+        k: subprocess.run([sys.executable, "-c", c], capture_output=True, text=True, timeout=300)
+        for k, c in code.items()
+    }
+    assert (
+        alone["pettingzoo"].returncode != 0
+        and "Namespace 'hanamikoji' not found" in alone["pettingzoo"].stderr
+    )
+    assert alone["gymnasium"].returncode == 0 and alone["gymnasium"].stdout.strip() == "SingleAgentEnv"
+    page = (ROOT / "docs" / "environment.md").read_text()
+    assert (
+        "Namespace 'hanamikoji' not found" in page
+        and 'gymnasium.make("hanamikoji_env:hanamikoji/HanamikojiVsBot-v0",' in page
+    )
 
 
 @pytest.mark.slow
