@@ -34,7 +34,7 @@ class HeldOut(NamedTuple):
 
 STAGES, HELDOUT = "stages", "heldout"
 """The folders of earlier agents and of held-out checkpoints (``checkpoints/stages``,
-``checkpoints/heldout``): in a clone of the repository, not in the wheel."""
+``checkpoints/heldout``), in the wheel too."""
 
 HELD_OUT: tuple[HeldOut, ...] = (
     HeldOut("enum", "the enumeration bot: every move of the turn over every deal of the unseen cards"),
@@ -44,7 +44,10 @@ HELD_OUT: tuple[HeldOut, ...] = (
         "the heuristic minding the geisha count, less sure of margins",
     ),
     HeldOut("ckpt:stages/stage10.pt", "an agent shipped earlier: 8.5 hours of a ten-stage curriculum"),
-    HeldOut("ckpt:stages/stage7.pt", "an earlier agent of that curriculum, 256 units"),
+    HeldOut(
+        "ckpt:stages/stage7.pt",
+        "an earlier agent of that curriculum (its stage 7, the agent shipped before stage 10)",
+    ),
     HeldOut(
         "psearch:ckpt=stages/stage10.pt",
         "PolicySearchBot over that agent (about 1 s a game)",
