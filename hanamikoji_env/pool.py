@@ -98,13 +98,15 @@ def _ctrl_c_held() -> Iterator[list[int]]:
     )
     interrupted: list[int] = []
     previous = signal.signal(signal.SIGINT, lambda *_: interrupted.append(1)) if record else None
-    resource_tracker.ensure_running()  # it unblocks SIGINT once its tracker is spawned: before the block
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    held = None
     try:
+        resource_tracker.ensure_running()  # it unblocks SIGINT once its tracker is spawned: before the block
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         yield interrupted
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a Ctrl-C held meanwhile is recorded now
-        if record:
+        if held is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a Ctrl-C held meanwhile is recorded now
+        if record:  # restored even where the tracker failed to start
             signal.signal(signal.SIGINT, previous)
 
 
