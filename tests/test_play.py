@@ -885,15 +885,13 @@ def test_hanamikoji_serve_compiles_every_opponent_before_it_accepts_visitors(mon
 @contextlib.contextmanager
 def serving(app, *flags: str):
     """``app`` served by uvicorn in a thread as ``hanamikoji-serve FLAGS`` would serve it; its URL."""
-    import uvicorn
 
-    from hanamikoji_env.play.server import build_parser, uvicorn_options
+    from hanamikoji_env.play.server import build_parser, uvicorn_server
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    options = uvicorn_options(build_parser().parse_args([*flags, "--port", str(port)]))
-    server = uvicorn.Server(uvicorn.Config(app, **options))
+    server = uvicorn_server(app, build_parser().parse_args([*flags, "--port", str(port)]))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     while not server.started:
@@ -993,6 +991,98 @@ def test_connections_that_never_finish_a_request_are_closed_and_hold_nobody_up(m
             assert conn.recv(100) == b""  # closed by the server
         for conn in [half, *idle]:
             conn.close()
+
+
+def test_a_body_trickled_a_byte_at_a_time_is_cut_at_the_deadline(monkeypatch) -> None:
+    from hanamikoji_env.play import protocol
+
+    monkeypatch.setattr(protocol, "REQUEST_SECONDS", 1.0)
+    with serving(create_app("random")) as url:
+        port = int(url.rsplit(":", 1)[1])
+        slow = socket.create_connection(("127.0.0.1", port))
+        slow.sendall(b"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: 100\r\n\r\n{")  # fmt: skip
+        start = time.perf_counter()
+        cut = None
+        with contextlib.suppress(OSError):  # a reset or a broken pipe: cut too
+            for _ in range(40):  # a byte every 0.25 s: never idle, never done
+                time.sleep(0.25)
+                slow.sendall(b" ")
+            slow.settimeout(1)
+            cut = slow.recv(100)
+        assert cut in (None, b""), cut  # closed, never answered
+        assert time.perf_counter() - start < 5, "the body kept the connection past its deadline"
+        slow.close()
+
+
+def test_a_client_hanging_up_mid_body_leaves_the_log_quiet() -> None:
+    """A body cut off is answered nobody and logged nowhere (it was a 70-line traceback each)."""
+    import logging
+
+    import httpx
+
+    class Kept(logging.Handler):
+        def __init__(self) -> None:
+            super().__init__()
+            self.lines: list[str] = []
+
+        def emit(self, record: logging.LogRecord) -> None:
+            self.lines.append(self.format(record))
+
+    kept = Kept()
+    with serving(create_app("random")) as url:
+        logging.getLogger("uvicorn.error").addHandler(kept)
+        try:
+            port = int(url.rsplit(":", 1)[1])
+            for _ in range(100):
+                with socket.create_connection(("127.0.0.1", port)) as half:
+                    half.sendall(b"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                 b"Content-Type: application/json\r\nContent-Length: 50\r\n\r\n{\"se")  # fmt: skip
+            assert httpx.post(f"{url}/api/games", json={}, timeout=10).status_code == 200
+        finally:
+            logging.getLogger("uvicorn.error").removeHandler(kept)
+    assert not [line for line in kept.lines if "Exception" in line or "Traceback" in line], kept.lines[:3]
+
+
+def test_the_server_logs_one_line_of_a_kind_a_period() -> None:
+    import logging
+
+    from hanamikoji_env.play.protocol import OnePerPeriod
+
+    now = [0.0]
+    quiet = OnePerPeriod(period=60.0, clock=lambda: now[0])
+
+    def record(msg: str) -> logging.LogRecord:
+        return logging.LogRecord("uvicorn.error", logging.ERROR, __file__, 1, msg, None, None)
+
+    assert quiet.filter(record("Exception in ASGI application"))
+    assert quiet.filter(record("Invalid HTTP request received."))  # another kind: its own line
+    assert not any(quiet.filter(record("Exception in ASGI application")) for _ in range(999))
+    now[0] = 61.0
+    summary = record("Exception in ASGI application")
+    assert quiet.filter(summary)
+    assert (
+        summary.getMessage()
+        == "Exception in ASGI application (999 more like this in the last 60 s not logged)"
+    )
+    assert not quiet.filter(record("Exception in ASGI application"))
+
+
+def test_a_request_framed_two_ways_is_refused() -> None:
+    """Content-Length and Transfer-Encoding both: a proxy in front may read the other framing (a
+    smuggled request), so neither is trusted."""
+    with serving(create_app("random")) as url:
+        port = int(url.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port)) as conn:
+            conn.sendall(b"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                         b"Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n")  # fmt: skip
+            conn.settimeout(10)
+            reply = b""
+            while chunk := conn.recv(4096):  # until the server closes it, as the reply says it will
+                reply += chunk
+    reply = reply.decode()
+    assert reply.startswith("HTTP/1.1 400") and "not both" in reply, reply[:300]
+    assert "x-frame-options: deny" in reply.lower()  # the security headers too
 
 
 def test_one_address_holds_a_bounded_share_of_the_connections(monkeypatch) -> None:

@@ -7,7 +7,8 @@ uvicorn closes an idle keep-alive connection only after a response, so a connect
 completes a request (idle from the start, or a request sent a byte a minute) stays open for ever,
 and a thousand of them take every file descriptor of the process.  Here each request, headers and
 body, must arrive within :data:`REQUEST_SECONDS` of the connection opening or of the previous
-response; a request being answered is never cut.
+response (a body trickled a byte at a time is cut there too); a request being answered is never
+cut.
 
 An address already holding :data:`PER_ADDRESS_CONNECTIONS` connections has a new one held
 unread until the deadline closes it (a tarpit): closing it at once would invite a client that
@@ -21,8 +22,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import math
+import time
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -39,6 +43,10 @@ PER_ADDRESS_CONNECTIONS = 64
 a few dozen people fits)."""
 TARPIT_PER_ADDRESS = 1024
 """Connections over its share one address may have held unread (each until the deadline)."""
+
+
+LOG_PERIOD_SECONDS = 60.0
+"""The server logs at most one line of each kind this often (:class:`OnePerPeriod`)."""
 
 
 MAX_DIGITS = 20
@@ -113,8 +121,11 @@ class DeadlineH11Protocol(H11Protocol):
             self._deadline = None
 
     def _too_slow(self) -> None:
+        """The deadline: a request still arriving (no request yet, or its headers or its body
+        not all in) is cut; one being answered never is (the whole request in disarms it)."""
         self._deadline = None
-        if self.cycle is None or self.cycle.response_complete:  # still waiting for a request
+        cycle = self.cycle
+        if cycle is None or cycle.response_complete or not cycle.response_started:
             self.transport.close()
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
@@ -147,3 +158,36 @@ class DeadlineH11Protocol(H11Protocol):
                 del counted[host]
             self._counted = None
         super().connection_lost(exc)
+
+
+class OnePerPeriod(logging.Filter):
+    """At most one log record of each kind (logger, level, message) every ``period`` seconds; the
+    next one let through says how many like it were left out.  A client that fails a thousand
+    requests a second costs the log one line a minute, not a traceback each."""
+
+    KINDS = 1000
+    """Kinds remembered at once (the messages are the server's own few: this bounds a surprise)."""
+
+    def __init__(
+        self, period: float = LOG_PERIOD_SECONDS, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        super().__init__()
+        self.period, self.clock = period, clock
+        self.last: dict[tuple[str, int, str], float] = {}
+        self.left_out: Counter[tuple[str, int, str]] = Counter()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        kind = (record.name, record.levelno, str(record.msg)[:200])
+        now = self.clock()
+        if kind in self.last and now - self.last[kind] < self.period:
+            self.left_out[kind] += 1
+            return False
+        if len(self.last) >= self.KINDS:
+            self.last.clear()
+            self.left_out.clear()
+        self.last[kind] = now
+        if left_out := self.left_out.pop(kind, 0):
+            record.msg = (
+                f"{record.msg} ({left_out} more like this in the last {self.period:.0f} s not logged)"
+            )
+        return True

@@ -31,8 +31,11 @@ while one client misbehaves:
   alive; a game nobody has moved in goes after :data:`UNSTARTED_SECONDS`).  A
   client (by address) starts at most :data:`NEW_GAMES_PER_MINUTE` games and replays
   a minute (429), and watches at most :data:`PER_CLIENT_WATCHES` bot games at once.
-- **Connections.**  A request must arrive whole within
-  :data:`hanamikoji_env.play.protocol.REQUEST_SECONDS`; an idle connection closes
+- **Connections.**  A request must arrive whole (its body too) within
+  :data:`hanamikoji_env.play.protocol.REQUEST_SECONDS`, framed one way (``Content-Length``
+  and ``Transfer-Encoding`` both: 400); a body cut off is answered nobody and
+  logged nowhere, and uvicorn's error log has at most one line of a kind a minute
+  (:class:`~hanamikoji_env.play.protocol.OnePerPeriod`); an idle connection closes
   :data:`KEEP_ALIVE_SECONDS` after its last reply; one address holds at most
   :data:`hanamikoji_env.play.protocol.PER_ADDRESS_CONNECTIONS` connections, and all
   together at most :func:`connection_limit` (the open-file limit, raised to the hard
@@ -73,6 +76,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
 import secrets
 import signal
@@ -83,7 +87,7 @@ from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Annotated, Any, NamedTuple
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, FastAPI, HTTPException, Request
@@ -91,6 +95,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
+from starlette.requests import ClientDisconnect
 
 from hanamikoji_env import records
 from hanamikoji_env.actions import NUM_ACTIONS, TOKEN_NAMES, TOKEN_SIZES
@@ -102,6 +107,9 @@ from hanamikoji_env.play.protocol import BodyError, json_body
 from hanamikoji_env.play.session import GameSession
 from hanamikoji_env.play.workers import PooledBot, Workers, replayed, watched
 from hanamikoji_env.rules import check_round_limit
+
+if TYPE_CHECKING:
+    import uvicorn
 
 BUILTIN_OPPONENTS = ("random", "heuristic", "search")
 MAX_SEED = 2**63 - 1
@@ -325,10 +333,13 @@ async def read_body(request: Request, limit: int) -> bytes:
     if declared is not None and (not declared.isdigit() or len(declared) > 12 or int(declared) > limit):
         raise HTTPException(413, f"a request body here is at most {limit} bytes")
     body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limit:
-            raise HTTPException(413, f"a request body here is at most {limit} bytes")
+    try:
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > limit:
+                raise HTTPException(413, f"a request body here is at most {limit} bytes")
+    except ClientDisconnect:  # gone mid-body (or cut by the deadline): nobody to answer, nothing to log
+        raise HTTPException(400, "the request body was cut off") from None
     return bytes(body)
 
 
@@ -411,6 +422,10 @@ async def same_origin(request: Request, call_next: Callable) -> Response:
     origin = request.headers.get("origin")
     if name is None or (origin is not None and _hostname(origin) is None):  # e.g. Host: [
         response: Response = JSONResponse({"detail": "malformed Host or Origin header"}, 400)
+    elif "content-length" in request.headers and "transfer-encoding" in request.headers:
+        # two framings of one body: a proxy in front may read the other one (request smuggling)
+        detail = "send Content-Length or Transfer-Encoding, not both"
+        response = JSONResponse({"detail": detail}, 400, headers={"connection": "close"})
     elif hosts is not None and name not in hosts:
         response = JSONResponse({"detail": "unknown Host: this server answers to its own address only"}, 400)
     elif request.method not in ("GET", "HEAD") and origin is not None and urlsplit(origin).netloc != host:
@@ -706,8 +721,6 @@ def main(argv: list[str] | None = None) -> None:
         listening = socket.create_server((args.host, args.port), family=family)
     except OSError as e:
         parser.error(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}")
-    import uvicorn
-
     print("Hanamikoji: preparing the engine and every opponent a visitor may pick...", flush=True)
     srv = app.state.server
     warm_up(srv.allowed, round_limit)  # compiled before the first visitor, not on them
@@ -717,13 +730,27 @@ def main(argv: list[str] | None = None) -> None:
     # workers are closed too (the default action would end the process before the finally)
     signal.signal(signal.SIGTERM, _terminated)
     try:
-        uvicorn.Server(uvicorn.Config(app, **uvicorn_options(args))).run(sockets=[listening])
+        uvicorn_server(app, args).run(sockets=[listening])
     finally:
         srv.workers.close()
 
 
 def _terminated(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
+
+
+def uvicorn_server(app: FastAPI, args: argparse.Namespace) -> uvicorn.Server:
+    """uvicorn serving ``app`` as :func:`uvicorn_options` says, its error log at most one line of
+    a kind a minute (:class:`~hanamikoji_env.play.protocol.OnePerPeriod`)."""
+    import uvicorn
+
+    from hanamikoji_env.play.protocol import OnePerPeriod
+
+    config = uvicorn.Config(app, **uvicorn_options(args))  # this configures uvicorn's loggers
+    errors = logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, OnePerPeriod) for f in errors.filters):
+        errors.addFilter(OnePerPeriod())
+    return uvicorn.Server(config)
 
 
 def uvicorn_options(args: argparse.Namespace) -> dict[str, Any]:
