@@ -13,6 +13,7 @@ from typing import Any
 
 from hanamikoji_env._version import __version__
 from hanamikoji_env.aec import env, raw_env
+from hanamikoji_env.excerpt import short
 
 __all__ = ["BatchEngine", "__version__", "env", "raw_env"]
 
@@ -23,7 +24,7 @@ def __getattr__(name: str) -> Any:
         from hanamikoji_env import vector
 
         return getattr(vector, name)
-    raise AttributeError(f"module 'hanamikoji_env' has no attribute {name!r}")
+    raise AttributeError(f"module 'hanamikoji_env' has no attribute {short(name)}")
 
 
 GYMNASIUM_ID = "hanamikoji/HanamikojiVsBot-v0"

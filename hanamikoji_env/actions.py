@@ -26,6 +26,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from hanamikoji_env.excerpt import short
+
 SECRET, TRADEOFF, GIFT, COMPETITION = 0, 1, 2, 3
 TOKEN_NAMES = ("Secret", "Trade-off", "Gift", "Competition")
 NUM_TOKENS = len(TOKEN_NAMES)
@@ -52,7 +54,7 @@ def check_action(action: object, who: str = "the player to move") -> int:
     elif isinstance(action, np.ndarray) and action.shape in ((), (1,)) and action.dtype.kind in "iu":
         a = int(action.reshape(()))
     else:
-        raise TypeError(f"action for {who} must be an int in [0, {NUM_ACTIONS}), got {action!r}")
+        raise TypeError(f"action for {who} must be an int in [0, {NUM_ACTIONS}), got {short(action)}")
     if not 0 <= a < NUM_ACTIONS:
         raise ValueError(f"illegal action {a} for {who}: out of range, action ids are 0..{NUM_ACTIONS - 1}")
     return a
@@ -74,7 +76,7 @@ class Decoded(NamedTuple):
 def decode_action(action: int) -> Decoded:
     """The one decoder of the action-id ranges (``ValueError`` outside ``[0, 23)``)."""
     if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < NUM_ACTIONS:
-        raise ValueError(f"action must be an int in [0, {NUM_ACTIONS}), got {action!r}")
+        raise ValueError(f"action must be an int in [0, {NUM_ACTIONS}), got {short(action)}")
     a = int(action)
     if a < CARD_BASE:
         return Decoded(TOKEN, a)

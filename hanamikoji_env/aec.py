@@ -104,6 +104,7 @@ from pettingzoo import AECEnv
 from hanamikoji_env import engine, rules
 from hanamikoji_env.actions import NUM_ACTIONS, action_name, check_action
 from hanamikoji_env.engine import C_PHASE, C_ROUND, C_TO_MOVE, C_WINNER, GAME_OVER, ROUND_OVER, Dealer
+from hanamikoji_env.excerpt import short
 from hanamikoji_env.observation import DEFAULT_VERSION, STATE_HIGH, encode_state, get_version
 from hanamikoji_env.render import render_text
 from hanamikoji_env.rules import RETURNS, Phase, RoundSummary, State
@@ -148,7 +149,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
-                f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}"
+                f"render_mode must be None or one of {self.metadata['render_modes']}, got {short(render_mode)}"
             )
         self.variant = rules.check_variant(variant)
         """The size of the game (:data:`hanamikoji_env.rules.VARIANTS`)."""
@@ -156,7 +157,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         self.encoding = get_version(observation_version)
         """The observation version this env encodes: its layout, encoders and spaces."""
         if illegal_action not in ("raise", "terminate"):
-            raise ValueError(f"illegal_action must be 'raise' or 'terminate', got {illegal_action!r}")
+            raise ValueError(f"illegal_action must be 'raise' or 'terminate', got {short(illegal_action)}")
         self.render_mode = render_mode
         self.round_limit = round_limit
         self.illegal_action = illegal_action
@@ -192,7 +193,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         # only reached for attributes that do not exist yet
         if name in _NEEDS_RESET:
             raise AttributeError(f"{name} cannot be accessed before reset()")
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        raise AttributeError(f"{short(type(self).__name__)} object has no attribute {short(name)}")
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
         return self.observation_spaces[agent]
@@ -380,7 +381,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         if mode == "rgb_array":
             return self._image(_seat(agent))
         if mode != "ansi":
-            raise ValueError(f"mode must be 'ansi' or 'rgb_array', got {mode!r}")
+            raise ValueError(f"mode must be 'ansi' or 'rgb_array', got {short(mode)}")
         return self._text(_seat(agent))
 
     def close(self) -> None:
@@ -437,7 +438,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         # but a misspelt "decks" must not silently deal random cards
         for key in options:
             if key != "decks" and isinstance(key, str) and difflib.get_close_matches(key, ["decks"], 1, 0.7):
-                raise ValueError(f"unknown reset option {key!r}: did you mean 'decks'?")
+                raise ValueError(f"unknown reset option {short(key)}: did you mean 'decks'?")
         decks = options.get("decks")
         if decks is None:
             return []
@@ -478,7 +479,7 @@ def _seat(agent: str) -> int:
         return 0
     if agent == "player_1":
         return 1
-    raise ValueError(f"unknown agent {agent!r}; agents are {list(AGENTS)}")
+    raise ValueError(f"unknown agent {short(agent)}; agents are {list(AGENTS)}")
 
 
 def _as_action(action: object, agent: str) -> int:

@@ -32,6 +32,7 @@ from torch import nn
 from tqdm import tqdm
 
 from hanamikoji_env.engine import C_HANDS
+from hanamikoji_env.excerpt import short
 from hanamikoji_env.nn import policy_probs, read_torch_file, sample_actions, write_torch_file
 from hanamikoji_env.observation import OBS_HIGH, OBS_SIZE, OFFSETS
 from hanamikoji_env.rules import NUM_GEISHAS
@@ -63,7 +64,7 @@ class BeliefNet(nn.Module):
     def __init__(self, hidden: int = 128) -> None:
         super().__init__()
         if isinstance(hidden, bool) or not isinstance(hidden, int) or not 1 <= hidden <= 4096:
-            raise ValueError(f"hidden must be an int in [1, 4096], got {hidden!r}")
+            raise ValueError(f"hidden must be an int in [1, 4096], got {short(hidden)}")
         self.hidden = hidden
         self.register_buffer("scale", torch.as_tensor(1.0 / np.maximum(OBS_HIGH, 1.0)))
         self.body = nn.Sequential(

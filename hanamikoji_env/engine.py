@@ -55,6 +55,7 @@ from hanamikoji_env.actions import (
     TRADEOFF,
     check_action,
 )
+from hanamikoji_env.excerpt import short
 from hanamikoji_env.rules import (
     CENTRE,
     DRAW,
@@ -517,7 +518,7 @@ class Dealer:
         self, num_games: int, rng: np.random.Generator, shuffle: str, variant: Variant = FULL
     ) -> None:
         if shuffle not in ("permutation", "sort"):
-            raise ValueError(f"shuffle must be 'permutation' or 'sort', got {shuffle!r}")
+            raise ValueError(f"shuffle must be 'permutation' or 'sort', got {short(shuffle)}")
         self.rng = rng
         self.shuffle = shuffle
         self.variant = check_variant(variant)

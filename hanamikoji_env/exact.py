@@ -44,6 +44,7 @@ import numpy as np
 from hanamikoji_env import engine
 from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.engine import C_PHASE, C_TO_MOVE, C_WINNER, GAME_OVER
+from hanamikoji_env.excerpt import short
 from hanamikoji_env.observation import VERSIONS
 from hanamikoji_env.rules import MINI, RETURNS, Variant, check_variant
 
@@ -478,7 +479,7 @@ def cfr_plus(
     average weighted by iteration) after ``iterations`` on ``variant``'s tree: ``[I, 23]``
     probabilities at every information state, a :data:`Target` through :func:`table_target`."""
     if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
-        raise ValueError(f"iterations must be a positive int, got {iterations!r}")
+        raise ValueError(f"iterations must be a positive int, got {short(iterations)}")
     tree, edges = game_tree(variant), _edges(variant)
     masks = tree.masks.astype(np.float64)
     uniform = masks / masks.sum(axis=1, keepdims=True)

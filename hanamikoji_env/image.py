@@ -16,6 +16,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from hanamikoji_env.actions import TOKEN_NAMES
+from hanamikoji_env.excerpt import short
 from hanamikoji_env.rules import CENTRE, NUM_GEISHAS, VALUES, Phase, State, cards_of, score
 
 WIDTH, HEIGHT = 660, 430
@@ -62,7 +63,7 @@ def draw_table(
 ) -> np.ndarray:
     """An ``[HEIGHT, WIDTH, 3]`` uint8 image of ``state``: public, or as ``seat`` sees it."""
     if seat not in (None, 0, 1):
-        raise ValueError(f"seat must be None, 0 or 1, got {seat!r}")
+        raise ValueError(f"seat must be None, 0 or 1, got {short(seat)}")
     img = _background().copy()
     d = ImageDraw.Draw(img)
     phase = state.phase

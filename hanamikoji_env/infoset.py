@@ -53,6 +53,7 @@ from hanamikoji_env.engine import (
     WIDTH,
     state_from_row,
 )
+from hanamikoji_env.excerpt import short
 from hanamikoji_env.observation import (
     O_HAND,
     O_M_ME,
@@ -190,7 +191,7 @@ def determinized_rows(
     if hand_odds is not None:
         odds = np.asarray(hand_odds, dtype=np.float64)
         if odds.shape != (NUM_GEISHAS,) or not (np.isfinite(odds) & (odds > 0)).all():
-            raise ValueError(f"hand_odds must be {NUM_GEISHAS} finite positive weights, got {odds!r}")
+            raise ValueError(f"hand_odds must be {NUM_GEISHAS} finite positive weights, got {short(odds)}")
         hand = max(round(float(v[O_SIZES + 1])) - len(first), 0)  # the opponent's, still to deal
     for i in range(n):
         order = pool.copy()

@@ -70,6 +70,7 @@ from hanamikoji_env.engine import (
     blank_row,
     final_returns_of,
 )
+from hanamikoji_env.excerpt import short
 from hanamikoji_env.nn import sample_actions
 from hanamikoji_env.observation import OBS_SIZE, OFFSETS, encode_rows
 from hanamikoji_env.rules import DRAW_PILE_SIZE, NUM_GEISHAS
@@ -95,7 +96,7 @@ class Budget:
         for name in ("particles", "samples"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 100_000:
-                raise ValueError(f"--{name} must be an int in [1, 100000], got {value!r}")
+                raise ValueError(f"--{name} must be an int in [1, 100000], got {short(value)}")
 
 
 def hidden_from_other(row: np.ndarray, action: int) -> bool:
@@ -366,7 +367,7 @@ def play_games(target: Any, games: int, make: MakePlayer, seed: int = 0, progres
     in even games and seat 1 in odd ones, each pair on the same deals (game ``g``'s decks come
     from ``seed`` and ``g // 2``, so two players measured with one seed meet the same deals)."""
     if isinstance(games, bool) or not isinstance(games, int) or games < 2 or games % 2:
-        raise ValueError(f"--games must be a positive even number, got {games!r}")
+        raise ValueError(f"--games must be a positive even number, got {short(games)}")
     scores, seconds, restarts = np.zeros(games), [], 0
     first = np.zeros(1, dtype=np.int64)
     for g in tqdm(range(games), desc="games", unit="game", disable=not progress):

@@ -89,7 +89,7 @@ class PolicyNet(nn.Module):
         if not _network_size_ok(hidden, layers):
             raise ValueError(
                 f"hidden and layers must be ints in [1, {MAX_HIDDEN}] and [1, {MAX_LAYERS}], "
-                f"got {hidden!r}, {layers!r}"
+                f"got {short(hidden)}, {short(layers)}"
             )
         version = get_version(observation_version)
         self.config = {"hidden": int(hidden), "layers": int(layers)}
@@ -178,15 +178,17 @@ def resolve_device(name: str) -> torch.device:
     """``auto`` (CUDA when available, else the CPU), ``cpu``, ``cuda`` or ``cuda:N`` as a
     ``torch.device``; ``ValueError`` for a malformed name or a GPU this machine lacks."""
     if not isinstance(name, str) or not re.fullmatch(DEVICE_PATTERN, name):
-        raise ValueError(f"device must be auto, cpu, cuda or cuda:N, got {name!r}")
+        raise ValueError(f"device must be auto, cpu, cuda or cuda:N, got {short(name)}")
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     device = torch.device(name)
     if device.type == "cuda":
         if not torch.cuda.is_available():
-            raise ValueError(f"device {name!r}: CUDA is not available on this machine (use auto or cpu)")
+            raise ValueError(f"device {short(name)}: CUDA is not available on this machine (use auto or cpu)")
         if device.index is not None and device.index >= torch.cuda.device_count():
-            raise ValueError(f"device {name!r}: this machine has {torch.cuda.device_count()} CUDA device(s)")
+            raise ValueError(
+                f"device {short(name)}: this machine has {torch.cuda.device_count()} CUDA device(s)"
+            )
     return device
 
 
@@ -327,7 +329,7 @@ def _check_file_kind(path: Path) -> None:
     if not head.startswith((b"PK\x03\x04", b"\x80")):
         raise CheckpointError(
             f"{path} is not a PyTorch checkpoint: torch.save writes a zip archive (or a pickle), "
-            f"and this file starts with {head!r}"
+            f"and this file starts with {short(head)}"
         )
 
 

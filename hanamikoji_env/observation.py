@@ -166,6 +166,7 @@ from hanamikoji_env.engine import (
     log_field,
     rows_from_states,
 )
+from hanamikoji_env.excerpt import short
 from hanamikoji_env.rules import (
     CENTRE,
     DRAW_PILE_SIZE,
@@ -561,7 +562,7 @@ def get_version(number: object = DEFAULT_VERSION) -> ObservationVersion:
         or not isinstance(number, (int, np.integer))
         or number not in VERSIONS
     ):
-        raise ValueError(f"observation_version must be one of {sorted(VERSIONS)}, got {number!r}")
+        raise ValueError(f"observation_version must be one of {sorted(VERSIONS)}, got {short(number)}")
     return VERSIONS[int(number)]
 
 
@@ -621,7 +622,7 @@ def turns_played(o):
 def encode(state: State, seat: int) -> np.ndarray:
     """The observation vector of ``seat`` (0 or 1) in ``state``: exactly what it may know."""
     if seat not in (0, 1) or isinstance(seat, bool):
-        raise ValueError(f"seat must be 0 or 1, got {seat!r}")
+        raise ValueError(f"seat must be 0 or 1, got {short(seat)}")
     obs = np.zeros((1, OBS_SIZE), dtype=np.float32)
     mask = np.zeros((1, NUM_ACTIONS), dtype=np.int8)
     encode_rows(rows_from_states([state]), np.array([seat], dtype=np.int8), obs, mask)

@@ -484,11 +484,13 @@ def _check_meta(meta: dict[str, Any], where: str) -> Meta:
         if isinstance(value, str):
             _text(value, f"{where}[{key!r}]")
         elif value is not None and not isinstance(value, (bool, int, float)):
-            raise RecordError(f"{where}[{key!r}] must be a string, number, bool or null, got {short(value)}")
+            raise RecordError(
+                f"{where}[{short(key)}] must be a string, number, bool or null, got {short(value)}"
+            )
         elif isinstance(value, float) and not math.isfinite(value):
-            raise RecordError(f"{where}[{key!r}] must be finite, got {value}")
+            raise RecordError(f"{where}[{short(key)}] must be finite, got {value}")
         elif isinstance(value, int) and abs(value) >= 1 << 63:
-            raise RecordError(f"{where}[{key!r}] is out of range: {short(value)}")
+            raise RecordError(f"{where}[{short(key)}] is out of range: {short(value)}")
     return meta
 
 

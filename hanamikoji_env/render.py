@@ -8,6 +8,7 @@ selection in progress) and nothing of the opponent's.
 from __future__ import annotations
 
 from hanamikoji_env.actions import TOKEN_NAMES
+from hanamikoji_env.excerpt import short
 from hanamikoji_env.rules import CENTRE, NUM_GEISHAS, VALUES, Phase, State, cards_of
 
 _PHASE_TEXT = {
@@ -32,7 +33,7 @@ def render_text(
 ) -> str:
     """A multi-line view of ``state``: public, or as ``seat`` (0 or 1) sees it."""
     if seat not in (None, 0, 1):
-        raise ValueError(f"seat must be None, 0 or 1, got {seat!r}")
+        raise ValueError(f"seat must be None, 0 or 1, got {short(seat)}")
     lines = [f"Round {state.round} (started by {names[state.starter]}), turn {min(state.turn + 1, 8)}/8"]
     marker = {CENTRE: ".", 0: "P0", 1: "P1"}
     lines.append(_row("geisha", [f"G{g}" for g in range(NUM_GEISHAS)]))

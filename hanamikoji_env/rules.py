@@ -67,6 +67,7 @@ from hanamikoji_env.actions import (
     TRADEOFF,
     check_action,
 )
+from hanamikoji_env.excerpt import short
 
 RULES_VERSION = 1
 """The version of the rules this module specifies (see the module docstring)."""
@@ -177,7 +178,7 @@ def check_variant(variant: object) -> Variant:
     if isinstance(variant, str) and variant in VARIANTS:
         return VARIANTS[variant]
     shown = variant if isinstance(variant, str) and len(variant) <= 40 else type(variant).__name__
-    raise ValueError(f"unknown variant {shown!r}: expected one of {', '.join(VARIANTS)}")
+    raise ValueError(f"unknown variant {short(shown)}: expected one of {', '.join(VARIANTS)}")
 
 
 class Phase(IntEnum):
@@ -279,7 +280,7 @@ def validate_deck(deck: object, variant: Variant = FULL) -> tuple[int, ...]:
     cards = []
     for i, g in enumerate(deck):
         if isinstance(g, bool) or not isinstance(g, (int, np.integer)) or not 0 <= g < NUM_GEISHAS:
-            raise ValueError(f"deck[{i}] = {g!r} is not a geisha id (an int in 0..6)")
+            raise ValueError(f"deck[{i}] = {short(g)} is not a geisha id (an int in 0..6)")
         cards.append(int(g))
     counts = tuple(cards.count(g) for g in range(NUM_GEISHAS))
     if counts != variant.values:
@@ -295,9 +296,13 @@ def check_round_limit(round_limit: object) -> int | None:
     if round_limit is None:
         return None
     if isinstance(round_limit, (bool, np.bool_)) or not isinstance(round_limit, (int, np.integer)):
-        raise ValueError(f"round_limit must be None or an int in [1, {MAX_ROUND_LIMIT}], got {round_limit!r}")
+        raise ValueError(
+            f"round_limit must be None or an int in [1, {MAX_ROUND_LIMIT}], got {short(round_limit)}"
+        )
     if not 1 <= round_limit <= MAX_ROUND_LIMIT:
-        raise ValueError(f"round_limit must be None or an int in [1, {MAX_ROUND_LIMIT}], got {round_limit!r}")
+        raise ValueError(
+            f"round_limit must be None or an int in [1, {MAX_ROUND_LIMIT}], got {short(round_limit)}"
+        )
     return int(round_limit)
 
 
@@ -307,7 +312,7 @@ def check_seed(seed: object) -> int | None:
     if seed is None:
         return None
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be None or a non-negative int, got {seed!r}")
+        raise ValueError(f"seed must be None or a non-negative int, got {short(seed)}")
     return int(seed)
 
 

@@ -50,6 +50,7 @@ from hanamikoji_env.engine import (
     final_returns,
     pick,
 )
+from hanamikoji_env.excerpt import short
 from hanamikoji_env.observation import DEFAULT_VERSION, get_version, observation_space
 from hanamikoji_env.rules import NUM_GEISHAS, check_seed, check_variant, validate_deck, variant_round_limit
 
@@ -64,7 +65,7 @@ def _autoreset_mode(value: object) -> gymnasium.vector.AutoresetMode:
         if value is mode or (isinstance(value, str) and value.upper() in (mode.name, mode.value.upper())):
             return mode
     accepted = ", ".join(f"{m.name!r} (or {m.value!r})" for m in modes)
-    raise ValueError(f"autoreset_mode must be one of {accepted}, got {value!r}")
+    raise ValueError(f"autoreset_mode must be one of {accepted}, got {short(value)}")
 
 
 @njit(cache=True)
@@ -122,7 +123,7 @@ class BatchEngine:
         variant: str = "full",
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+            raise ValueError(f"num_envs must be a positive int, got {short(num_envs)}")
         self.variant = check_variant(variant)
         """The size of the game every row plays (:data:`hanamikoji_env.rules.VARIANTS`)."""
         self.round_limit = variant_round_limit(round_limit, self.variant)
@@ -331,7 +332,7 @@ def __getattr__(name: str) -> Any:
             "VectorHanamikoji is now BatchEngine (the same class)", DeprecationWarning, stacklevel=2
         )
         return BatchEngine
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    raise AttributeError(f"module {__name__!r} has no attribute {short(name)}")
 
 
 class HanamikojiVectorEnv(gymnasium.vector.VectorEnv):

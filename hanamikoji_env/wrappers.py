@@ -35,6 +35,7 @@ from gymnasium import spaces
 
 from hanamikoji_env.actions import NUM_ACTIONS, check_action
 from hanamikoji_env.aec import AGENTS, raw_env
+from hanamikoji_env.excerpt import short
 from hanamikoji_env.rules import check_seed
 
 Opponent = Any
@@ -64,9 +65,9 @@ class SingleAgentEnv(gymnasium.Env):
             and learner_seat in (0, 1)
         )
         if not seat_ok:  # True == 1 and 0.0 == 0 in Python: refuse them explicitly
-            raise ValueError(f"learner_seat must be 'random', 0 or 1, got {learner_seat!r}")
+            raise ValueError(f"learner_seat must be 'random', 0 or 1, got {short(learner_seat)}")
         if illegal_action not in ("terminate", "raise"):
-            raise ValueError(f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}")
+            raise ValueError(f"illegal_action must be 'terminate' or 'raise', got {short(illegal_action)}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}")
         self.env = raw_env(**env_kwargs)
@@ -146,7 +147,7 @@ class SingleAgentEnv(gymnasium.Env):
                 # the opponent's failure is not the learner's move: no reward, no next step
                 self._done = True
                 raise OpponentError(
-                    f"the opponent {self.opponent!r} failed ({type(e).__name__}: {e}); "
+                    f"the opponent {short(self.opponent)} failed ({type(e).__name__}: {e}); "
                     "the episode cannot go on: call reset()"
                 ) from e
             reward += float(env.rewards[self.learner])

@@ -111,6 +111,11 @@ def test_a_tampered_record_fails_verification_naming_the_mismatch(edit, message)
         (lambda d: d.update(players=["a"]), "players must hold 2"),
         (lambda d: d.update(players=["a", "b" * 5000]), "at most 1000 characters"),
         (lambda d: d["decks"][0].__setitem__(0, 99), r"decks\[0\] \(round 1\)"),
+        (
+            lambda d: d["decks"][0].__setitem__(0, "x" * 900_000),
+            r"deck\[0\] = 'xxx.*\.\.\.x*' is not a geisha",
+        ),
+        (lambda d: d.update(round_limit="r" * 900_000), "round_limit must be"),
         (lambda d: d["actions"].__setitem__(0, [0, 23]), "action must be an int in"),
         (lambda d: d["actions"].__setitem__(0, [0, 1.0]), "action must be an int in"),
         (lambda d: d["result"].update(rewards=[2, 0]), "must be -1, 0 or 1"),
@@ -120,8 +125,9 @@ def test_a_tampered_record_fails_verification_naming_the_mismatch(edit, message)
     ],
 )
 def test_malformed_records_are_refused_with_the_field_named(edit, message) -> None:
-    with pytest.raises(RecordError, match=message):
+    with pytest.raises(RecordError, match=message) as refused:
         parse_line(edited(random_game(5), edit))
+    assert len(str(refused.value)) < 300  # a value quoted is an excerpt (a 900 KB one was echoed whole)
 
 
 def test_untrusted_text_is_refused_before_parsing() -> None:

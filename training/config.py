@@ -231,7 +231,7 @@ class Config:
             if self.exploiter_every or self.backend != "local":
                 raise ValueError(f"the {variant.name} variant trains without a league, with backend: local")
         if self.critic not in ("policy", "oracle"):
-            raise ValueError(f"critic must be 'policy' or 'oracle', got {self.critic!r}")
+            raise ValueError(f"critic must be 'policy' or 'oracle', got {short(self.critic)}")
         if not isinstance(self.device, str) or not re.fullmatch(DEVICE_PATTERN, self.device):
             raise ValueError(f"device must be auto, cpu, cuda or cuda:N, got {short(self.device)}")
         if self.backend not in ("local", "ray"):

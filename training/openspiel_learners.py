@@ -37,6 +37,7 @@ import numpy as np
 import torch
 
 from hanamikoji_env.bots.mlp import save_mlp
+from hanamikoji_env.excerpt import short
 
 UNRUNNABLE = {
     "neurd": "OpenSpiel's NeuRD (CounterfactualNeurdSolver) first builds a table of every sequence "
@@ -281,7 +282,7 @@ def learner(name: str, seed: int = 0, round_limit: int | None = None) -> Any:
     if name in UNRUNNABLE:
         raise ValueError(f"{name} cannot learn python_hanamikoji: {UNRUNNABLE[name]}")
     if name not in LEARNERS:
-        raise ValueError(f"unknown learner {name!r}; known: {', '.join(ALGOS)}")
+        raise ValueError(f"unknown learner {short(name)}; known: {', '.join(ALGOS)}")
     try:
         import pyspiel  # noqa: F401
     except ImportError:

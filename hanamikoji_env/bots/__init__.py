@@ -22,6 +22,7 @@ from hanamikoji_env.bots.heuristic import HeuristicBot
 from hanamikoji_env.bots.random import RandomBot
 from hanamikoji_env.bots.search import SearchBot
 from hanamikoji_env.bots.spec import PlayerSpec, parse_player
+from hanamikoji_env.excerpt import short
 
 if TYPE_CHECKING:
     from hanamikoji_env.bots.policy import PolicyBot
@@ -53,4 +54,4 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         return getattr(import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'hanamikoji_env.bots' has no attribute {name!r}")
+    raise AttributeError(f"module 'hanamikoji_env.bots' has no attribute {short(name)}")

@@ -46,6 +46,7 @@ import numpy as np
 from numba import njit
 
 from hanamikoji_env.actions import NUM_ACTIONS
+from hanamikoji_env.excerpt import short
 from hanamikoji_env.observation import OBS_HIGH, OBS_SIZE
 
 
@@ -103,7 +104,7 @@ class Bot(ABC):
         )
         if isinstance(value, bool) or not isinstance(value, int) or not option.low <= value <= option.high:
             raise ValueError(
-                f"option {key} of {cls.name} must be an int in [{option.low}, {option.high}], got {value!r}"
+                f"option {key} of {cls.name} must be an int in [{option.low}, {option.high}], got {short(value)}"
             )
 
     def __init__(self, seed: int | None = 0) -> None:
@@ -128,7 +129,7 @@ class Bot(ABC):
     def set_game_state(self, state: tuple[int, ...]) -> None:
         """Restore :meth:`game_state`; ``()`` is a game the bot has not acted in yet."""
         if state:
-            raise ValueError(f"{type(self).__name__} keeps no game state, got {state!r}")
+            raise ValueError(f"{type(self).__name__} keeps no game state, got {short(state)}")
 
     def play_probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """How the bot plays each row of a batch, as probabilities (``[N, 23]``, 0 on illegal

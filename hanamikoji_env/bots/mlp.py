@@ -42,7 +42,7 @@ def save_mlp(
     """Write one MLP a seat (its ``nn.Linear`` layers in order, ``activation`` between them) to
     ``path``."""
     if activation not in ACTIVATIONS:
-        raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {activation!r}")
+        raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {short(activation)}")
     seats = [
         [
             (m.weight.detach().cpu().clone(), m.bias.detach().cpu().clone())

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from hanamikoji_env.bots.base import Bot, Option
+from hanamikoji_env.excerpt import short
 
 
 class OpenSpielBot(Bot):
@@ -49,7 +50,7 @@ class OpenSpielBot(Bot):
     ):
         super().__init__(seed)
         if kind not in ("ismcts", "mcts"):
-            raise ValueError(f"kind must be 'ismcts' or 'mcts', got {kind!r}")
+            raise ValueError(f"kind must be 'ismcts' or 'mcts', got {short(kind)}")
         (MCTSBot if kind == "mcts" else ISMCTSBot).check_option("sims", sims)
         import pyspiel
 

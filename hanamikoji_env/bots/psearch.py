@@ -63,6 +63,7 @@ from hanamikoji_env.belief import BeliefNet, hand_odds, load_belief
 from hanamikoji_env.bots.base import Option
 from hanamikoji_env.bots.policy import PolicyGuidedBot
 from hanamikoji_env.engine import C_PHASE, ROUND_OVER, Dealer
+from hanamikoji_env.excerpt import short
 from hanamikoji_env.infoset import determinized_rows, every_deal
 from hanamikoji_env.nn import (
     CheckpointError,
@@ -115,7 +116,7 @@ class PolicySearchBot(PolicyGuidedBot):
     ) -> None:
         self.check_option("candidates", candidates)
         if isinstance(prior, bool) or not isinstance(prior, (int, float)) or not 0 <= prior < float("inf"):
-            raise ValueError(f"prior must be a finite number >= 0, got {prior!r}")
+            raise ValueError(f"prior must be a finite number >= 0, got {short(prior)}")
         self.check_option("value", value)
         if value and not isinstance(policy, PolicyNet):
             data = load_checkpoint(policy)
@@ -124,7 +125,7 @@ class PolicySearchBot(PolicyGuidedBot):
         elif value and not _is_shaping(shaping):
             raise ValueError(
                 "value=1 with a PolicyNet needs shaping=S, the shaping its value head learned with "
-                f"(a number in [0, 100]), got {shaping!r}"
+                f"(a number in [0, 100]), got {short(shaping)}"
             )
         super().__init__(policy, seed, samples, round_limit)
         self.check_option("exact", exact)
@@ -187,14 +188,16 @@ def value_shaping(config: object, path: str | Path) -> float:
     critic, gamma, shaping = config.get("critic", "policy"), config.get("gamma"), config.get("shaping", 0.0)
     if critic != "policy":
         raise CheckpointError(
-            f"{path}: value=1 needs the policy's own value head; it trained with critic {critic!r}"
+            f"{path}: value=1 needs the policy's own value head; it trained with critic {short(critic)}"
         )
     if gamma != 1:
         raise CheckpointError(
-            f"{path}: value=1 needs values of the whole game (gamma 1); it trained with gamma {gamma!r}"
+            f"{path}: value=1 needs values of the whole game (gamma 1); it trained with gamma {short(gamma)}"
         )
     if not _is_shaping(shaping):
-        raise CheckpointError(f"{path}: its config's shaping must be a number in [0, 100], got {shaping!r}")
+        raise CheckpointError(
+            f"{path}: its config's shaping must be a number in [0, 100], got {short(shaping)}"
+        )
     return float(shaping)
 
 

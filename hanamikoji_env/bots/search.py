@@ -43,6 +43,7 @@ from hanamikoji_env.actions import CARD_BASE, NUM_ACTIONS, NUM_TOKENS
 from hanamikoji_env.bots.base import Bot, Option, check_batch, run_rows
 from hanamikoji_env.bots.heuristic import MAX_PLANS, checked_actions, plans_row, position
 from hanamikoji_env.engine import GAME_WIDTH, SELECT_PHASE, TOKEN_PHASE, WIDTH, ZERO
+from hanamikoji_env.excerpt import short
 from hanamikoji_env.infoset import determinize_row
 from hanamikoji_env.observation import (
     O_ROUND,
@@ -368,4 +369,4 @@ class SearchBot(PlanningBot):
 def _check_plan(state: tuple[int, ...]) -> None:
     """``ValueError`` unless ``state`` is ``()`` or a plan ``(round, turn, token, *cards)``."""
     if state and not 4 <= len(state) <= PLAN_WIDTH:
-        raise ValueError(f"a SearchBot game state is (round, turn, token, *cards), got {state!r}")
+        raise ValueError(f"a SearchBot game state is (round, turn, token, *cards), got {short(state)}")

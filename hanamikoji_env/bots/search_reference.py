@@ -37,6 +37,7 @@ from hanamikoji_env.actions import CARD_BASE
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.bots.heuristic_reference import HeuristicReference, Position
 from hanamikoji_env.bots.search import PRIOR, SearchBot
+from hanamikoji_env.excerpt import short
 from hanamikoji_env.infoset import determinized_rows
 from hanamikoji_env.observation import InfoSet, decode
 from hanamikoji_env.rules import Phase, cards_of
@@ -72,7 +73,7 @@ class SearchReference(Bot):
 
     def set_game_state(self, state: tuple[int, ...]) -> None:
         if state and len(state) < 4:
-            raise ValueError(f"a SearchBot game state is (round, turn, token, *cards), got {state!r}")
+            raise ValueError(f"a SearchBot game state is (round, turn, token, *cards), got {short(state)}")
         self.plan = (tuple(int(x) for x in state[:3]), tuple(int(x) for x in state[3:])) if state else None  # type: ignore[assignment]
 
     def _act(self, vector: np.ndarray, mask: np.ndarray) -> int:

@@ -40,6 +40,7 @@ from importlib import import_module
 from typing import Any
 
 from hanamikoji_env.bots.base import Bot
+from hanamikoji_env.excerpt import short
 from hanamikoji_env.pretrained import PRETRAINED
 
 MAX_SPEC_LENGTH = 4096
@@ -110,7 +111,7 @@ def parse_player(spec: str, load: bool = True) -> PlayerSpec:
 
     With ``load`` (the default) a checkpoint named by the spec is loaded and checked now."""
     if not isinstance(spec, str) or not spec:
-        raise ValueError(f"a player spec must be a non-empty string, got {spec!r}")
+        raise ValueError(f"a player spec must be a non-empty string, got {short(spec)}")
     if len(spec) > MAX_SPEC_LENGTH:
         raise ValueError(f"a player spec may be at most {MAX_SPEC_LENGTH} characters, got {len(spec)}")
     if spec == PRETRAINED or spec.startswith("ckpt:"):

@@ -44,6 +44,7 @@ from hanamikoji_env.actions import (
 from hanamikoji_env.aec import AGENTS, raw_env
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.bots.spec import parse_player
+from hanamikoji_env.excerpt import short
 from hanamikoji_env.games import play_env
 from hanamikoji_env.observation import InfoSet, decode
 from hanamikoji_env.play.geishas import card_label, card_names
@@ -108,7 +109,7 @@ class GameSession:
         bot_replies: bool = True,
     ) -> None:
         if seat not in (0, 1) or isinstance(seat, bool):
-            raise ValueError(f"seat must be 0 or 1, got {seat!r}")
+            raise ValueError(f"seat must be 0 or 1, got {short(seat)}")
         self.practice = seed is not None or decks is not None
         if seed is None:
             seed = secrets.randbits(128)
@@ -158,7 +159,7 @@ class GameSession:
         if not self.your_move:
             raise ValueError("it is not your move")
         if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
-            raise ValueError(f"an action is an int id in [0, {NUM_ACTIONS}), got {action!r}")
+            raise ValueError(f"an action is an int id in [0, {NUM_ACTIONS}), got {short(action)}")
         legal = self.legal_actions()
         if action not in legal:
             named = action_name(int(action)) if 0 <= action < NUM_ACTIONS else "out of range"

@@ -35,6 +35,7 @@ from fastapi.concurrency import run_in_threadpool
 from hanamikoji_env import records
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.bots.spec import parse_player
+from hanamikoji_env.excerpt import short
 from hanamikoji_env.first_run import warm_up
 from hanamikoji_env.play.protocol import json_body
 from hanamikoji_env.play.session import bot_game, replay_frames, seat_names
@@ -157,7 +158,7 @@ def bot_move(
     if key not in _bots:
         _bots[key] = parse_player(spec).make(seed=0, round_limit=round_limit)
     if state.get("bit_generator") != "PCG64":
-        raise ValueError(f"a pooled bot's generator is a PCG64, got {state.get('bit_generator')!r}")
+        raise ValueError(f"a pooled bot's generator is a PCG64, got {short(state.get('bit_generator'))}")
     rng = np.random.Generator(np.random.PCG64())
     rng.bit_generator.state = state
     memories = [memory]

@@ -18,6 +18,7 @@ from hanamikoji_env import records
 from hanamikoji_env.aec import raw_env
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.bots.spec import PlayerSpec
+from hanamikoji_env.excerpt import short
 from hanamikoji_env.first_run import announce, parts_for
 from hanamikoji_env.games import play_env, play_lockstep
 from hanamikoji_env.pool import new_pool, stop, submit_all
@@ -160,7 +161,7 @@ def run_tournament(
     bar = _progress_bar(len(pairs) * games, progress)
     pool = None
     if backend not in ("local", "ray"):
-        raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
+        raise ValueError(f"backend must be 'local' or 'ray', got {short(backend)}")
     if device != "cpu":
         from hanamikoji_env.nn import resolve_device  # torch, only for a GPU
 
