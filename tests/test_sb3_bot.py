@@ -152,3 +152,19 @@ def test_an_sb3_zip_holding_an_entry_twice_is_refused(tmp_path) -> None:
         z.writestr("policy.pth", hash_bomb_pickle(3, 23))
     with pytest.raises(ValueError, match="holds an entry name twice"):
         SB3Bot(path)
+
+
+def test_an_sb3_zip_with_nan_weights_is_refused_in_one_line(tmp_path) -> None:
+    """It loaded, then failed at its first move with a torch message (and took the server down
+    in its warm-up)."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from hanamikoji_env.wrappers import SingleAgentEnv
+
+    model = MaskablePPO("MlpPolicy", SingleAgentEnv(opponent="random"), n_steps=32, batch_size=32, seed=0)
+    with torch.no_grad():
+        next(model.policy.parameters())[0, 0] = float("nan")
+    model.save(tmp_path / "nan.zip")
+    with pytest.raises(ValueError, match=r"nan.zip: the policy's \S+ holds NaN or infinite values$"):
+        SB3Bot(tmp_path / "nan.zip")

@@ -17,10 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import torch
 from gymnasium import spaces
 
 from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.bots.base import Bot
+from hanamikoji_env.excerpt import clip
 from hanamikoji_env.nn import check_torch_stream, resolve_device
 from hanamikoji_env.observation import OBS_SIZE, VERSIONS, observation_space
 
@@ -168,6 +170,9 @@ class SB3Bot(Bot):
             raise ValueError(f"{self.path}: cannot load the model ({type(e).__name__}: {e})") from None
         if self.model.observation_space.shape != (VERSIONS[self.observation_version].size,):
             raise ValueError(f"{self.path} was trained on another observation layout")
+        for name, tensor in self.model.policy.state_dict().items():  # NaN plays nonsense, or fails mid-game
+            if tensor.is_floating_point() and not torch.isfinite(tensor).all():
+                raise ValueError(f"{self.path}: the policy's {clip(name, 80)} holds NaN or infinite values")
 
     def _act(self, vector: np.ndarray, mask: np.ndarray) -> int:
         action, _ = self.model.predict(
