@@ -14,6 +14,7 @@ import socket
 import threading
 import time
 import weakref
+from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -774,9 +775,8 @@ def test_the_number_of_games_and_their_idle_lifetime_are_bounded(client: TestCli
 
 
 def test_a_full_server_frees_the_least_recently_active_game_for_a_new_visitor() -> None:
-    """100 games left half-played by 10 addresses fill the server; an 11th address gets a game at
-    once once they have been idle a short while (the least recently active gives its slot), while
-    a game moved in just now is never taken."""
+    """A full server takes the place of the game idle longest, once idle a short while, while a
+    game moved in just now is never taken (here each address holds one game: no holder pays)."""
     from hanamikoji_env.play.server import FULL_IDLE_SECONDS
 
     now = [0.0]
@@ -784,15 +784,37 @@ def test_a_full_server_frees_the_least_recently_active_game_for_a_new_visitor() 
     ids = {}
     for k in range(100):
         now[0] = k * 0.01  # game k is the k-th least recently active
-        ids[k] = store.add(GameSession("random", seed=k), client=f"10.0.0.{k % 10}")
+        ids[k] = store.add(GameSession("random", seed=k), client=f"10.0.{k}.1")
     now[0] = 2.0
     with pytest.raises(HTTPException) as full:  # nobody idle long enough yet: a real 503
-        store.add(GameSession("random", seed=100), client="10.0.1.1")
+        store.add(GameSession("random", seed=100), client="10.0.200.1")
     assert full.value.status_code == 503
     now[0] = FULL_IDLE_SECONDS + 1.0
     store.after_move(ids[0], store.get(ids[0]))  # game 0's player comes back: now the most recent
-    store.add(GameSession("random", seed=100), client="10.0.1.1")  # the 11th address, at once
+    store.add(GameSession("random", seed=100), client="10.0.200.1")  # a new address, at once
     assert ids[1] not in store.games and ids[0] in store.games and len(store.games) == 100
+
+
+def test_addresses_holding_many_games_give_way_to_a_new_visitor() -> None:
+    """100 half-played games held by 10 addresses, all moving every 20 s: an 11th address starts
+    a game at once, 10 times of 10, each taking the least recently moved game of an address
+    holding the most, which then may take one back the same way."""
+    now = [0.0]
+    store = GameStore(max_games=100, idle_seconds=3600, clock=lambda: now[0])
+    ids = []
+    for k in range(100):
+        now[0] = k * 0.2  # every game moved within the last 20 s; game k by address k % 10
+        ids.append(store.add(GameSession("random", seed=k), client=f"10.0.0.{k % 10}"))
+    now[0] = 20.0
+    for t in range(10):  # all hold 10, then address 0 holds 9: address t gives its oldest, game t
+        before = set(store.games)
+        store.add(GameSession("random", seed=100 + t), client="10.0.1.1")
+        assert before - set(store.games) == {ids[t]}
+    held = Counter(game.client for game in store.games.values())
+    assert held["10.0.1.1"] == 10 and all(held[f"10.0.0.{a}"] == 9 for a in range(10))
+    mine = {g: game.last_move for g, game in store.games.items() if game.client == "10.0.1.1"}
+    store.add(GameSession("random", seed=200), client="10.0.0.0")  # the 11th holds the most now: it gives way
+    assert set(mine) - set(store.games) == {min(mine, key=mine.__getitem__)}
 
 
 def test_the_replay_upload_is_bounded_and_checked(client: TestClient) -> None:

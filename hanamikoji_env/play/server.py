@@ -28,7 +28,9 @@ while one client misbehaves:
   one address (429); a finished game frees its slot at once and keeps only its
   view and record (downloadable among the latest :data:`FINISHED_KEPT`), and a game
   with no move for ``idle_seconds`` is dropped (reading a game does not keep it
-  alive; a game nobody has moved in goes after :data:`UNSTARTED_SECONDS`).  A
+  alive; a game nobody has moved in goes after :data:`UNSTARTED_SECONDS`); when the
+  server is full, a new visitor's game takes the place of the game idle longest, or
+  of the address holding the most games (:meth:`GameStore._free_a_slot`).  A
   client (by address) starts at most :data:`NEW_GAMES_PER_MINUTE` games and replays
   a minute (429), and watches at most :data:`PER_CLIENT_WATCHES` bot games at once.
 - **Connections.**  A request must arrive whole (its body too) within
@@ -233,18 +235,30 @@ class GameStore:
         ]:
             del self.games[gid]
 
-    def _free_a_slot(self) -> None:
+    def _free_a_slot(self, client: str) -> None:
         """The server is full: the least recently active game goes if it has been idle for
-        :data:`FULL_IDLE_SECONDS`."""
+        :data:`FULL_IDLE_SECONDS`; else the least recently active game of the address holding
+        the most, if it holds more than ``client`` does and more than one (held games are paid
+        for by their address first: ten addresses holding ten games each, all moving, never lock
+        out an eleventh; a visitor's only game is never taken while it moves)."""
         gid, game = min(self.games.items(), key=lambda item: item[1].last_move)
         if self.clock() - game.last_move >= FULL_IDLE_SECONDS:
+            del self.games[gid]
+            return
+        held = Counter(g.client for g in self.games.values())
+        most = max(held.values())
+        if most > max(held[client], 1):
+            gid, _ = min(
+                ((g, game) for g, game in self.games.items() if held[game.client] == most),
+                key=lambda item: item[1].last_move,
+            )
             del self.games[gid]
 
     def add(self, session: GameSession, client: str = "?") -> str:
         with self.lock:
             self._sweep()
             if len(self.games) >= self.max_games:
-                self._free_a_slot()
+                self._free_a_slot(client)
             if len(self.games) >= self.max_games:
                 raise HTTPException(
                     503, f"the server holds its limit of {self.max_games} games in play; try again later"
@@ -265,8 +279,9 @@ class GameStore:
             raise HTTPException(
                 404,
                 f"unknown game id: games live in this server's memory only, so a restart ends them, and a "
-                f"game with no move for {self.idle_seconds / 60:.0f} min is dropped (one idle for "
-                f"{FULL_IDLE_SECONDS:.0f} s too, when a new visitor needs its place); start a new game",
+                f"game with no move for {self.idle_seconds / 60:.0f} min is dropped (when the server is full, "
+                f"one idle for {FULL_IDLE_SECONDS:.0f} s, or one of the address holding the most, gives "
+                "its place to a new visitor); start a new game",
             )
         return game
 
