@@ -45,6 +45,27 @@ def pytest_configure(config: pytest.Config) -> None:
     warm_up(["heuristic", "search", "psearch:ckpt=pretrained"])
 
 
+DEFAULT_SLOW_SECONDS = 10.0
+"""What a ``slow`` test without a figure of its own is taken to cost."""
+
+
+def cost(item: pytest.Item) -> float:
+    """A test's rough seconds on one idle core: ``@pytest.mark.slow(N)`` says N, a bare ``slow``
+    :data:`DEFAULT_SLOW_SECONDS`, any other 0."""
+    mark = item.get_closest_marker("slow")
+    if mark is None:
+        return 0.0
+    return float(mark.args[0]) if mark.args else DEFAULT_SLOW_SECONDS
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The costliest tests first (file order within a cost).  Under ``pytest -n`` each worker takes
+    the next test as it finishes one (``--maxschedchunk=1``, pyproject.toml), so the long tests
+    start at once and the quick ones fill in beside them: no long test starts last and keeps
+    the suite waiting on one core (it ended 100 s after the other core went idle)."""
+    items.sort(key=cost, reverse=True)
+
+
 @pytest.fixture(autouse=True)
 def one_torch_thread():
     """The tests' networks are tiny: one thread is fastest and immune to a busy machine."""

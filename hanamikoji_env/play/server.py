@@ -556,7 +556,7 @@ async def _bot_replies(
     if not isinstance(game.session.bot, PooledBot):
         return
     while (obs := await run_in_threadpool(locked, GameSession.bot_observation)) is not None:
-        action = await srv.workers.act(game.session.bot, obs)
+        action = await srv.workers.act(game.session.bot, obs, game.client)
         await run_in_threadpool(locked, lambda session: session.bot_play(action))  # noqa: B023 - awaited here
 
 
@@ -591,7 +591,9 @@ async def watch(request: Request) -> dict[str, Any]:
     async def play_out() -> bytes:
         try:
             players = (body.players[0], body.players[1])
-            return await srv.workers.run(watched, players, body.seed, srv.round_limit)
+            return await srv.workers.run(
+                watched, players, body.seed, srv.round_limit, client=client, bulk=True
+            )
         finally:  # when the game is over, not when the client leaves: a slot is the work's
             with srv.lock:
                 srv.watchers[client] -= 1
@@ -620,13 +622,14 @@ def record(gid: str, request: Request) -> Response:
 async def replay(request: Request) -> Response:
     srv = server(request)
     srv.admit(request, [], "")  # replays count against the address's rate like new games
+    client = client_of(request)
     body = await read_body(request, records.MAX_LINE_BYTES)
     if not srv.replaying.acquire(blocking=False):  # before any parsing: a refusal costs nothing
         raise HTTPException(503, f"the server prepares {REPLAYS_AT_ONCE} replays at once; try again shortly")
 
     async def frames() -> bytes:  # the body parsed in the worker too: 1 MB of JSON takes a while
         try:
-            return await srv.workers.run(replayed, body)
+            return await srv.workers.run(replayed, body, client=client, bulk=True)
         except BodyError as e:
             raise HTTPException(422, str(e)) from None
         except records.RecordError as e:

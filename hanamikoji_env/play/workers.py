@@ -8,6 +8,12 @@ Here they queue for one of :class:`Workers`' processes (one per core, each warme
 the first visitor, at a lower scheduling priority: :data:`WORKER_NICENESS`), while the event loop and the light work (a random or heuristic bot's reply,
 a person's move, a view) go on in the serving process.
 
+The queue is fair (:class:`Turns`): addresses take the free workers in turn, so an address with a
+hundred tasks waiting delays another's by at most one task of its own; watched games and
+replays hold at most all workers but one, so a bot's move never waits behind them.  A worker
+killed mid-task (out of memory, an operator) breaks the pool: each task it held is made once
+more in a new one, and only a task that breaks that one too is refused (503).
+
 A bot that moves in a worker is a :class:`PooledBot` in the serving process: its generator and
 its memory of the game (:meth:`~hanamikoji_env.bots.base.Bot.game_state`) stay with the game, and
 each move ships them with the bot's observation, so a game plays exactly as it would with the
@@ -20,10 +26,12 @@ bot in-process (same seed, same game).  A worker builds one bot per spec and pla
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import threading
-from collections.abc import Callable
+from collections import OrderedDict, deque
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
@@ -65,6 +73,56 @@ class PooledBot(Bot):
         raise RuntimeError(f"{self.spec} moves in a worker process: await Workers.act(bot, obs)")
 
 
+class Turns:
+    """``capacity`` slots handed out by key (a client's address) in turn: while keys wait, each
+    freed slot goes to the next of them (round robin), so a key with a hundred tasks waiting gets
+    one slot, then every other waiting key one, then it again.  For the event loop's tasks only."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity, self.busy = capacity, 0
+        self.waiting: OrderedDict[str, deque[asyncio.Future[None]]] = OrderedDict()
+
+    @contextlib.asynccontextmanager
+    async def slot(self, key: str) -> AsyncIterator[None]:
+        """Holds one slot for ``key`` while inside."""
+        await self._acquire(key)
+        try:
+            yield
+        finally:
+            self._release()
+
+    async def _acquire(self, key: str) -> None:
+        if self.busy < self.capacity and not self.waiting:
+            self.busy += 1
+            return
+        granted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.waiting.setdefault(key, deque()).append(granted)
+        try:
+            await granted
+        except asyncio.CancelledError:
+            if granted.done() and not granted.cancelled():  # handed a slot as it was cancelled
+                self._release()
+            elif (queue := self.waiting.get(key)) is not None and granted in queue:
+                queue.remove(granted)
+                if not queue:
+                    del self.waiting[key]
+            raise
+
+    def _release(self) -> None:
+        """The slot passes to the next key in turn (its oldest task), or becomes free."""
+        while self.waiting:
+            key, queue = next(iter(self.waiting.items()))
+            granted = queue.popleft()
+            if queue:
+                self.waiting.move_to_end(key)
+            else:
+                del self.waiting[key]
+            if not granted.done():
+                granted.set_result(None)
+                return
+        self.busy -= 1
+
+
 class Workers:
     """``processes`` worker processes for the bots of ``specs`` (0: threads of this process)."""
 
@@ -77,6 +135,10 @@ class Workers:
         again for every new game)."""
         self.lock = threading.Lock()
         self.pool: ProcessPoolExecutor | None = self._new_pool()
+        self.turns = Turns(max(processes, 1))
+        """The workers, by address in turn."""
+        self.bulk = Turns(max(processes - 1, 1))
+        """What watched games and replays may hold of them: all but one."""
 
     def _new_pool(self) -> ProcessPoolExecutor | None:
         if not self.processes:
@@ -101,26 +163,41 @@ class Workers:
             return None
         return PooledBot(spec)
 
-    async def run(self, fn: Callable[..., T], *args: Any) -> T:
-        """``fn(*args)`` in a worker (a thread without workers), awaited without holding a thread."""
-        pool = self.pool
-        if pool is None:
+    async def run(self, fn: Callable[..., T], *args: Any, client: str = "?", bulk: bool = False) -> T:
+        """``fn(*args)`` in a worker (a thread without workers), awaited without holding a thread,
+        when it is ``client``'s turn (:class:`Turns`); ``bulk``: a watched game or a replay, which
+        never holds the last worker."""
+        if self.pool is None:
             return await run_in_threadpool(fn, *args)
-        try:
-            return await asyncio.wrap_future(pool.submit(fn, *args))
-        except BrokenProcessPool:  # a worker was killed (out of memory?): the next request gets new ones
-            with self.lock:
-                if self.pool is pool:
-                    self.pool = self._new_pool()
-            raise HTTPException(503, "a worker process of this server failed; try again") from None
+        async with contextlib.AsyncExitStack() as held:
+            if bulk:
+                await held.enter_async_context(self.bulk.slot(client))
+            await held.enter_async_context(self.turns.slot(client))
+            for attempt in range(2):
+                pool = self.pool
+                assert pool is not None
+                try:
+                    return await asyncio.wrap_future(pool.submit(fn, *args))
+                except BrokenProcessPool:  # a worker was killed: new ones, and the task once more
+                    with self.lock:
+                        if self.pool is pool:
+                            self.pool = self._new_pool()
+                    if attempt:
+                        raise HTTPException(
+                            503, "a worker process of this server failed; try again"
+                        ) from None
+        raise AssertionError("unreachable")
 
-    async def act(self, bot: Bot, obs: dict[str, np.ndarray]) -> int:
+    async def act(self, bot: Bot, obs: dict[str, np.ndarray], client: str = "?") -> int:
         """``bot``'s move for ``obs``: in a worker for a :class:`PooledBot` (its generator and game
-        memory updated as if it had moved here), else in a thread of this process."""
+        memory updated as if it had moved here) in ``client``'s turn, else in a thread of this
+        process."""
         if not isinstance(bot, PooledBot):
             return await run_in_threadpool(bot.act, obs)
         state = bot.rng.bit_generator.state
-        action, state, memory = await self.run(bot_move, bot.spec, self.round_limit, obs, state, bot.memory)
+        action, state, memory = await self.run(
+            bot_move, bot.spec, self.round_limit, obs, state, bot.memory, client=client
+        )
         bot.rng.bit_generator.state, bot.memory = state, memory
         return action
 
