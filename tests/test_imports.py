@@ -31,10 +31,9 @@ LAYERS = [
     "observation",  # what a player may know
     "engine",  # the engine of record
     "rules",  # the readable rules
-    grimp.Layer(
-        "actions", "stats", "_version", "pretrained", "checkpoints", "manual", "excerpt", "pool", "entry"
-    ),
-    "files",  # writing files whole; the folders that ship with the package
+    grimp.Layer("actions", "stats", "_version", "pretrained", "checkpoints", "manual", "pool", "entry"),
+    # writing files whole; the folders that ship with the package; bounded excerpts for errors
+    grimp.Layer("files", "excerpt"),
 ]
 """``hanamikoji_env``'s modules from the top down."""
 

@@ -1553,12 +1553,12 @@ def test_a_task_that_kills_its_worker_fails_alone() -> None:
 
 def test_addresses_take_the_workers_in_turn() -> None:
     """One worker; one address queues five tasks, then another address one: the second address
-    waits behind one task of the first, not five; watched games and replays hold at most all
-    workers but one."""
+    waits behind one task of the first, not five.  With two, one address (and the watched games
+    and replays of all) holds one at most: the other is left for everyone else."""
     from hanamikoji_env.play.workers import Turns
 
     async def served(capacity: int, tasks: list[tuple[str, bool]]) -> list[str]:
-        turns, bulk, order = Turns(capacity), Turns(max(capacity - 1, 1)), []
+        turns, bulk, order = Turns(capacity, per_key=max(capacity - 1, 1)), Turns(max(capacity - 1, 1)), []
 
         async def task(name: str, is_bulk: bool) -> None:
             async with contextlib.AsyncExitStack() as held:
@@ -1577,9 +1577,11 @@ def test_addresses_take_the_workers_in_turn() -> None:
 
     first = [(f"a{k}", False) for k in range(5)]
     assert asyncio.run(served(1, [*first, ("b0", False)])) == ["a0", "a1", "b0", "a2", "a3", "a4"]
-    # two workers, four replays of one address, then a move of another: the move never waits on them
-    replays = [(f"r{k}", True) for k in range(4)]
+    # two workers, four replays (of two addresses), then a move of a third: it never waits on them
+    replays = [(f"{'rs'[k % 2]}{k}", True) for k in range(4)]
     assert asyncio.run(served(2, [*replays, ("m0", False)]))[:2] == ["r0", "m0"]
+    # two workers, one address's five heavy moves, then another's: one worker is always left
+    assert asyncio.run(served(2, [*first, ("b0", False)]))[:2] == ["a0", "b0"]
 
 
 def test_the_terminal_board_reads_on_dark_and_light_terminals_and_fits_any_name() -> None:

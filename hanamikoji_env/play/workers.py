@@ -8,9 +8,10 @@ Here they queue for one of :class:`Workers`' processes (one per core, each warme
 the first visitor, at a lower scheduling priority: :data:`WORKER_NICENESS`), while the event loop and the light work (a random or heuristic bot's reply,
 a person's move, a view) go on in the serving process.
 
-The queue is fair (:class:`Turns`): addresses take the free workers in turn, so an address with a
-hundred tasks waiting delays another's by at most one task of its own; watched games and
-replays hold at most all workers but one, so a bot's move never waits behind them.  A worker
+The queue is fair (:class:`Turns`): addresses take the free workers in turn, and one address
+holds all workers but one at most, so an address with a hundred heavy tasks waiting leaves a
+worker to everyone else; watched games and replays together hold all but one at most too, so
+a bot's move never waits behind them.  A worker
 killed mid-task (out of memory, an operator) breaks the pool: each task it held is made once
 more in a new one, and only a task that breaks that one too is refused (503).
 
@@ -30,7 +31,7 @@ import contextlib
 import json
 import os
 import threading
-from collections import OrderedDict, deque
+from collections import Counter, OrderedDict, deque
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -74,12 +75,15 @@ class PooledBot(Bot):
 
 
 class Turns:
-    """``capacity`` slots handed out by key (a client's address) in turn: while keys wait, each
-    freed slot goes to the next of them (round robin), so a key with a hundred tasks waiting gets
-    one slot, then every other waiting key one, then it again.  For the event loop's tasks only."""
+    """``capacity`` slots handed out by key (a client's address) in turn, at most ``per_key`` of
+    them to one key at once: while keys wait, each freed slot goes to the next of them below its
+    share (round robin), so a key with a hundred tasks waiting gets one slot, then every other
+    waiting key one, then it again, and with ``per_key < capacity`` a slot is always left for
+    the other keys.  For the event loop's tasks only."""
 
-    def __init__(self, capacity: int) -> None:
-        self.capacity, self.busy = capacity, 0
+    def __init__(self, capacity: int, per_key: int | None = None) -> None:
+        self.capacity, self.per_key, self.busy = capacity, per_key or capacity, 0
+        self.held: Counter[str] = Counter()
         self.waiting: OrderedDict[str, deque[asyncio.Future[None]]] = OrderedDict()
 
     @contextlib.asynccontextmanager
@@ -89,11 +93,12 @@ class Turns:
         try:
             yield
         finally:
-            self._release()
+            self._release(key)
 
     async def _acquire(self, key: str) -> None:
-        if self.busy < self.capacity and not self.waiting:
+        if self.busy < self.capacity and self.held[key] < self.per_key:  # nobody eligible waits then
             self.busy += 1
+            self.held[key] += 1
             return
         granted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.waiting.setdefault(key, deque()).append(granted)
@@ -101,26 +106,33 @@ class Turns:
             await granted
         except asyncio.CancelledError:
             if granted.done() and not granted.cancelled():  # handed a slot as it was cancelled
-                self._release()
+                self._release(key)
             elif (queue := self.waiting.get(key)) is not None and granted in queue:
                 queue.remove(granted)
                 if not queue:
                     del self.waiting[key]
             raise
 
-    def _release(self) -> None:
-        """The slot passes to the next key in turn (its oldest task), or becomes free."""
-        while self.waiting:
-            key, queue = next(iter(self.waiting.items()))
+    def _release(self, key: str) -> None:
+        """``key``'s slot freed: it goes to the next key in turn below its share (its oldest task)."""
+        self.busy -= 1
+        self.held[key] -= 1
+        if not self.held[key]:
+            del self.held[key]
+        while self.busy < self.capacity:
+            waiter = next((k for k in self.waiting if self.held[k] < self.per_key), None)
+            if waiter is None:
+                return
+            queue = self.waiting[waiter]
             granted = queue.popleft()
             if queue:
-                self.waiting.move_to_end(key)
+                self.waiting.move_to_end(waiter)
             else:
-                del self.waiting[key]
-            if not granted.done():
+                del self.waiting[waiter]
+            if not granted.done():  # (a waiter cancelled a moment ago: the next one)
+                self.busy += 1
+                self.held[waiter] += 1
                 granted.set_result(None)
-                return
-        self.busy -= 1
 
 
 class Workers:
@@ -135,8 +147,8 @@ class Workers:
         again for every new game)."""
         self.lock = threading.Lock()
         self.pool: ProcessPoolExecutor | None = self._new_pool()
-        self.turns = Turns(max(processes, 1))
-        """The workers, by address in turn."""
+        self.turns = Turns(max(processes, 1), per_key=max(processes - 1, 1))
+        """The workers, by address in turn, one address holding all but one at most."""
         self.bulk = Turns(max(processes - 1, 1))
         """What watched games and replays may hold of them: all but one."""
 
