@@ -35,7 +35,7 @@ def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     )
 
 
-@pytest.mark.slow
+@pytest.mark.slow(15)
 @pytest.mark.parametrize("algo", ALGOS)
 def test_every_row_trains_keeps_snapshots_and_scores_them(algo: str, tmp_path) -> None:
     out = run("--algo", algo, "--minutes", "0.1", "--out", "rows", "--games", "2", "--curve-games", "2",

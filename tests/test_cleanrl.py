@@ -78,7 +78,7 @@ def test_bad_settings_are_one_line_errors(argv, message, capsys) -> None:
     assert message in capsys.readouterr().err
 
 
-@pytest.mark.slow
+@pytest.mark.slow(40)
 def test_it_learns_to_beat_random(tmp_path) -> None:
     *_, progress = learn(Args(updates=300, opponent="random"))
     path = tmp_path / "agent.mlp"

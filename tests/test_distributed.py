@@ -121,7 +121,7 @@ def test_a_local_run_never_imports_ray(tmp_path: Path) -> None:
     assert out.stdout.strip().splitlines()[-1] == "False"
 
 
-@pytest.mark.slow
+@pytest.mark.slow(15)
 def test_training_joins_a_running_cluster_by_its_address(tmp_path: Path) -> None:
     """`ray start --head` in its own session (with its own token), then the README's training
     command with ray_address; the cluster is stopped by killing that session's processes, so
@@ -185,7 +185,7 @@ def step(trainer: Trainer) -> None:
     trainer.add_snapshot()
 
 
-@pytest.mark.slow
+@pytest.mark.slow(20)
 def test_ray_runs_are_deterministic_and_a_killed_worker_is_restarted_without_a_trace(
     local_ray, tmp_path: Path
 ) -> None:
@@ -201,7 +201,7 @@ def test_ray_runs_are_deterministic_and_a_killed_worker_is_restarted_without_a_t
     assert b.collector.restarts == 1 and a.collector.restarts == 0
 
 
-@pytest.mark.slow
+@pytest.mark.slow(25)
 def test_ray_workers_label_their_rollouts_with_the_teacher_during_the_warm_start(
     local_ray, tmp_path: Path
 ) -> None:
@@ -220,7 +220,7 @@ def test_ray_workers_label_their_rollouts_with_the_teacher_during_the_warm_start
     assert "approx_kl" in trainer.learn(trainer.collect())
 
 
-@pytest.mark.slow
+@pytest.mark.slow(20)
 def test_a_ray_run_resumes_exactly(local_ray, tmp_path: Path) -> None:
     cfg = tiny(backend="ray", num_workers=2)
     straight = train(cfg, tmp_path / "straight", progress=False, stop_after=3)
@@ -230,7 +230,7 @@ def test_a_ray_run_resumes_exactly(local_ray, tmp_path: Path) -> None:
     assert straight.decisions == resumed.decisions
 
 
-@pytest.mark.slow
+@pytest.mark.slow(20)
 def test_ray_and_local_runs_learn_alike(local_ray, tmp_path: Path) -> None:
     """The same recipe, collected in this process or by two Ray workers: both beat RandomBot
     by the same margin within the noise of 400 evaluation games."""

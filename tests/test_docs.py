@@ -60,7 +60,7 @@ def test_the_registered_ids_need_what_the_environment_page_says() -> None:
     )
 
 
-@pytest.mark.slow
+@pytest.mark.slow(60)
 def test_documented_examples_run(tmp_path) -> None:
     blocks = [b for page in DOCS for b in re.findall(r"```python\n(.*?)```", page.read_text(), flags=re.S)]
     assert len(blocks) == len(EXPECTED), "every example needs an entry in EXPECTED"

@@ -26,7 +26,7 @@ def _cold(tmp_path, args: list[str]) -> subprocess.CompletedProcess:
     return out
 
 
-@pytest.mark.slow
+@pytest.mark.slow(20)
 def test_a_first_tournament_announces_its_compilation_and_the_next_does_not(tmp_path) -> None:
     command = ["-m", "hanamikoji_env.tournament", "--players", "heuristic", "random", "--games", "2",
                "--workers", "1", "--no-progress"]  # fmt: skip
@@ -36,7 +36,7 @@ def test_a_first_tournament_announces_its_compilation_and_the_next_does_not(tmp_
     assert "compiling" not in _cold(tmp_path, command).stderr
 
 
-@pytest.mark.slow
+@pytest.mark.slow(20)
 def test_a_warm_up_compiles_what_its_players_need(tmp_path) -> None:
     script = (
         "from hanamikoji_env.first_run import PARTS, uncached, warm_up; "

@@ -483,7 +483,7 @@ def test_resume_errors_are_one_line_usage_errors(tmp_path, capsys) -> None:
     assert "is not a readable checkpoint" in capsys.readouterr().err
 
 
-@pytest.mark.slow
+@pytest.mark.slow(20)
 def test_learning_beats_random() -> None:
     """Budget: 400,000 learner decisions against RandomBot (about 30 s on one core: one torch
     thread, as the suite's workers run beside each other; two threads took ten times as long

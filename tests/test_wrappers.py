@@ -207,7 +207,7 @@ def test_render_shows_the_learners_view() -> None:
     assert "private to player_1" in env.render()
 
 
-@pytest.mark.slow
+@pytest.mark.slow(25)
 def test_maskable_ppo_beats_random_after_a_short_run(tmp_path) -> None:
     """Budget: 30,000 timesteps of MaskablePPO against RandomBot (about 40 s on 2 cores).
     Margin: over 300 evaluation episodes the win rate's Wilson lower bound is above 0.55."""
