@@ -11,3 +11,7 @@ Each plays ``raw_env``, which raises on an illegal move, so a run that finishes 
 (``pip install "hanamikoji-env[tianshou]"``, ``[torchrl]`` or ``[sb3]``).  RLlib's recipe is a
 trainer of its own: ``python -m hanamikoji_env.training.train_rllib``.
 """
+
+from hanamikoji_env.entry import run_as_main
+
+run_as_main(__name__)  # python -m of a module here: a missing extra in one line

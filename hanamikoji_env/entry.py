@@ -7,6 +7,7 @@ optional, and each command's own module is imported only when the command runs."
 from __future__ import annotations
 
 import importlib
+import runpy
 import sys
 from collections.abc import Callable
 
@@ -53,6 +54,39 @@ def run(module: str, prog: str, argv: list[str] | None = None) -> int | None:
             raise
         print(f"{prog}: error: {line}", file=sys.stderr)
         raise SystemExit(2) from None
+
+
+def main_module(package: str) -> str | None:
+    """The module of ``package`` this process runs as ``python -m PACKAGE.NAME``, or None."""
+    args = iter(getattr(sys, "orig_argv", [])[1:])
+    for arg in args:
+        if arg == "-m":
+            target = next(args, "")
+            return target if target.startswith(f"{package}.") else None
+        if arg in ("-W", "-X", "--check-hash-based-pycs"):  # an interpreter option and its value
+            next(args, None)
+        elif arg in ("-c", "-") or not arg.startswith("-"):  # a command or a script: not -m
+            return None
+    return None
+
+
+def run_as_main(package: str) -> None:
+    """Called at the end of a package's ``__init__``: where this process runs one of its modules
+    with ``python -m``, it runs that module here, as ``python -m`` would, so that a library an
+    extra brings, missing (imported at the top or when the work starts), ends the run in one line
+    naming the extra (exit status 2), as the console commands do; the process ends with it."""
+    target = main_module(package)
+    if target is None:
+        return
+    try:
+        runpy.run_module(target, run_name="__main__", alter_sys=True)
+    except ModuleNotFoundError as e:
+        line = missing_extra(e)
+        if line is None:
+            raise
+        print(f"python -m {target}: error: {line}", file=sys.stderr)
+        raise SystemExit(2) from None
+    raise SystemExit(0)
 
 
 def _command(module: str, prog: str) -> Callable[[list[str] | None], int | None]:

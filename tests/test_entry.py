@@ -4,6 +4,7 @@ and never after the work it would waste."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -75,3 +76,68 @@ def test_a_missing_module_no_extra_brings_is_not_disguised() -> None:
     assert entry.missing_extra(error) is None
     with pytest.raises(ModuleNotFoundError):
         entry.run("hanamikoji_env.nosuch", "hanamikoji-x", [])
+
+
+MODULE_CASES = [  # (python -m hanamikoji_env.MODULE, the module made missing, its arguments, the extra named)
+    ("training.train_sb3", "sb3_contrib", ["total_timesteps=64"], "sb3"),
+    ("training.train_rllib", "ray", ["--iterations", "1"], "ray"),
+    (
+        "training.openspiel_learners",
+        "tree",
+        ["--algo", "nfsp", "--minutes", "0.01", "--out", "OUT"],
+        "openspiel",
+    ),
+    ("training.belief", "torch", [], "train"),
+    ("training.expert", "yaml", [], "train"),
+    ("examples.cleanrl_ppo", "torch", [], "train"),
+    ("examples.sb3_tutorial", "sb3_contrib", ["--steps", "10"], "sb3"),
+    ("examples.tianshou_dqn", "tianshou", ["--steps", "10"], "tianshou"),
+    ("examples.tianshou_ppo", "tianshou", ["--steps", "10"], "tianshou"),
+    ("examples.torchrl_rollout", "torchrl", ["--steps", "10"], "torchrl"),
+]
+
+
+@pytest.mark.slow(15)
+def test_a_missing_extra_under_python_m_is_one_line_naming_it(tmp_path) -> None:
+    """Every module the docs run with ``python -m``: the extra's library missing (imported at the
+    top, or only when the work starts) is one line naming the extra, as for the commands."""
+    blocked = tmp_path / "blocked"
+    blocked.mkdir()
+
+    def run(case: tuple[str, str, list[str], str]) -> subprocess.CompletedProcess[str]:
+        module, missing, args, _ = case
+        site = blocked / module  # a sitecustomize of its own: the import of ``missing`` fails
+        site.mkdir()
+        (site / "sitecustomize.py").write_text(f"import sys\nsys.modules[{missing!r}] = None\n")
+        args = [str(tmp_path / "out") if a == "OUT" else a for a in args]
+        env = {**os.environ, "PYTHONPATH": str(site)}
+        return subprocess.run([sys.executable, "-m", f"hanamikoji_env.{module}", *args], capture_output=True,
+                              text=True, timeout=300, cwd=tmp_path, env=env)  # fmt: skip
+
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(run, MODULE_CASES))
+    for (module, missing, _, extra), out in zip(MODULE_CASES, results, strict=True):
+        package = entry.EXTRA_OF[missing][1]
+        assert out.returncode == 2 and out.stderr.strip().splitlines() == [
+            f"python -m hanamikoji_env.{module}: error: {package} is not installed; it comes with the "
+            f"{extra} extra: pip install 'hanamikoji-env[{extra}]'"
+        ], (module, out.stderr[-2000:])
+
+
+@pytest.mark.parametrize(
+    ("argv", "found"),
+    [
+        (["python", "-m", "hanamikoji_env.training.belief", "--help"], "hanamikoji_env.training.belief"),
+        (
+            ["python", "-X", "dev", "-W", "error", "-m", "hanamikoji_env.training.expert"],
+            "hanamikoji_env.training.expert",
+        ),
+        (["python", "-m", "hanamikoji_env.tournament"], None),  # another package's
+        (["python", "-c", "pass", "-m", "hanamikoji_env.training.belief"], None),  # -c's own argument
+        (["python", "script.py", "-m", "hanamikoji_env.training.belief"], None),
+        (["python"], None),
+    ],
+)
+def test_the_module_run_with_python_m_is_read_from_the_command_line(monkeypatch, argv, found) -> None:
+    monkeypatch.setattr(sys, "orig_argv", argv)
+    assert entry.main_module("hanamikoji_env.training") == found
