@@ -6,10 +6,11 @@ optional, and each command's own module is imported only when the command runs."
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import runpy
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 EXTRA_OF = {
     "torch": ("train", "torch"),
@@ -42,18 +43,26 @@ def missing_extra(error: ModuleNotFoundError) -> str | None:
     )
 
 
-def run(module: str, prog: str, argv: list[str] | None = None) -> int | None:
-    """Import ``module`` and run its ``main(argv)`` (its exit status, if it returns one); a missing
-    extra is one line on stderr and exit status 2."""
+@contextlib.contextmanager
+def extras_said(prog: str) -> Iterator[None]:
+    """A library an extra brings, missing inside: one line on stderr naming the extra, and exit
+    status 2 (any other missing module is a bug, raised as it is)."""
     try:
-        main: Callable[[list[str] | None], int | None] = importlib.import_module(module).main
-        return main(argv)
+        yield
     except ModuleNotFoundError as e:
         line = missing_extra(e)
         if line is None:
             raise
         print(f"{prog}: error: {line}", file=sys.stderr)
         raise SystemExit(2) from None
+
+
+def run(module: str, prog: str, argv: list[str] | None = None) -> int | None:
+    """Import ``module`` and run its ``main(argv)`` (its exit status, if it returns one); a missing
+    extra is one line on stderr and exit status 2."""
+    with extras_said(prog):
+        main: Callable[[list[str] | None], int | None] = importlib.import_module(module).main
+        return main(argv)
 
 
 def main_module(package: str) -> str | None:
@@ -78,14 +87,8 @@ def run_as_main(package: str) -> None:
     target = main_module(package)
     if target is None:
         return
-    try:
+    with extras_said(f"python -m {target}"):
         runpy.run_module(target, run_name="__main__", alter_sys=True)
-    except ModuleNotFoundError as e:
-        line = missing_extra(e)
-        if line is None:
-            raise
-        print(f"python -m {target}: error: {line}", file=sys.stderr)
-        raise SystemExit(2) from None
     raise SystemExit(0)
 
 
