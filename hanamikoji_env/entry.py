@@ -46,7 +46,8 @@ def missing_extra(error: ModuleNotFoundError) -> str | None:
 @contextlib.contextmanager
 def extras_said(prog: str) -> Iterator[None]:
     """A library an extra brings, missing inside: one line on stderr naming the extra, and exit
-    status 2 (any other missing module is a bug, raised as it is)."""
+    status 2 (any other missing module is a bug, raised as it is).  A Ctrl-C that no command
+    handled (one while its modules load, say): one line too, and exit status 130."""
     try:
         yield
     except ModuleNotFoundError as e:
@@ -55,6 +56,9 @@ def extras_said(prog: str) -> Iterator[None]:
             raise
         print(f"{prog}: error: {line}", file=sys.stderr)
         raise SystemExit(2) from None
+    except KeyboardInterrupt:
+        print(f"\n{prog}: interrupted", file=sys.stderr)
+        raise SystemExit(130) from None
 
 
 def run(module: str, prog: str, argv: list[str] | None = None) -> int | None:

@@ -141,3 +141,17 @@ def test_a_missing_extra_under_python_m_is_one_line_naming_it(tmp_path) -> None:
 def test_the_module_run_with_python_m_is_read_from_the_command_line(monkeypatch, argv, found) -> None:
     monkeypatch.setattr(sys, "orig_argv", argv)
     assert entry.main_module("hanamikoji_env.training") == found
+
+
+def test_a_ctrl_c_no_command_handled_is_one_line(monkeypatch, capsys) -> None:
+    """One while the command's modules load (the first half second of hanamikoji-eval), or in a
+    module that has no handler of its own (python -m hanamikoji_env.training.expert)."""
+
+    def interrupted(name: str) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(entry.importlib, "import_module", interrupted)
+    with pytest.raises(SystemExit) as stop:
+        entry.COMMANDS["hanamikoji-eval"](["--players", "random", "heuristic"])
+    assert stop.value.code == 130
+    assert capsys.readouterr().err.strip().splitlines() == ["hanamikoji-eval: interrupted"]

@@ -140,7 +140,10 @@ def test_an_interrupted_warm_start_resumes_where_it_stopped(tmp_path, teacher) -
         (["teacher=nobody"], "teacher: bad player 'nobody': unknown player"),
         (["teacher=psearch:ckpt=pretrained"], "does not play batches"),
         (["teacher=ckpt:/no/such.pt"], "teacher: bad player"),
-        (["teacher=heuristic", "imitation_decisions=0"], "imitation_decisions must be a positive budget"),
+        (
+            ["teacher=heuristic", "imitation_decisions=0"],
+            "positive budget with a teacher, got 0 (to train without the warm start, set teacher=null)",
+        ),
         (["teacher=heuristic", "imitation_decisions=-5"], "imitation_decisions must be a finite number"),
         (["imitation_decisions=1000"], "need a teacher"),
     ],

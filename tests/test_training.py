@@ -461,6 +461,27 @@ def test_stale_temporary_files_of_a_killed_save_are_cleaned_on_start_and_resume(
     assert not (run / ".checkpoint.pt.0.tmp").exists()
 
 
+def test_a_finished_run_says_so_on_resume_and_trains_on_to_a_larger_budget(tmp_path, capsys) -> None:
+    small = {**TINY, "total_decisions": 600, "eval_games": 2, "bot_shares": {"random": 0.1}}
+    run = tmp_path / "r"
+    train_main(
+        [f"runs_dir={tmp_path}", "run_name=r", "--no-progress", *[f"{k}={v}" for k, v in small.items()]]
+    )
+    capsys.readouterr()
+    train_main(["--resume", str(run), "--no-progress"])
+    err = capsys.readouterr().err
+    assert f"{run} finished at" in err and "nothing to train" in err and "total_decisions=MORE" in err
+    train_main(["--resume", str(run), "total_decisions=1200", "--no-progress"])
+    out = capsys.readouterr().out
+    trained = int(re.search(r"trained ([\d,]+) decisions", out).group(1).replace(",", ""))
+    assert trained >= 1200 and json.loads((run / "config.json").read_text())["total_decisions"] == 1200
+    train_main(["--resume", str(run), "--no-progress"])  # the new budget is the run's now: finished again
+    assert "nothing to train" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        train_main(["--resume", str(run), "learning_rate=0.1"])  # the budget, not the recipe
+    assert "and the budget total_decisions" in capsys.readouterr().err
+
+
 def test_resume_errors_are_one_line_usage_errors(tmp_path, capsys) -> None:
     cfg = Config.from_dict({**TINY, "runs_dir": str(tmp_path), "run_name": "r"})
     run = tmp_path / "r"

@@ -279,7 +279,8 @@ class Config:
             check_teacher(self.teacher, load=check_files)
             if self.imitation_decisions < 1:
                 raise ValueError(
-                    f"imitation_decisions must be a positive budget with a teacher, got {self.imitation_decisions}"
+                    f"imitation_decisions must be a positive budget with a teacher, got {self.imitation_decisions} "
+                    "(to train without the warm start, set teacher=null)"
                 )
         elif self.imitation_decisions or self.teacher_play:
             raise ValueError("imitation_decisions and teacher_play need a teacher (a player spec)")

@@ -69,7 +69,7 @@ from hanamikoji_env.training.imitation import imitation_loss, teacher_share
 from hanamikoji_env.training.league import RECENT, League, exploiter_config, exploiter_folder, freeze_target
 from hanamikoji_env.training.monitor import Curve, win_rate
 from hanamikoji_env.training.plot import CURVE
-from hanamikoji_env.training.run_folder import CHECKPOINT, POLICY, check_resumable, lock_run
+from hanamikoji_env.training.run_folder import BUDGET_KEYS, CHECKPOINT, POLICY, check_resumable, lock_run
 from hanamikoji_env.training.selfplay import SNAPSHOTS
 from hanamikoji_env.training.threads import ThreadChooser
 
@@ -482,16 +482,23 @@ def train(
         opponents = [*cfg.bot_shares, *cfg.eval_bots, *([cfg.teacher] if cfg.teacher else [])]
         announce(parts_for(opponents, env=False, batch=True))
         trainer = Trainer(cfg, run_dir)
+        saved = run_dir / "config.json"
         if resume:
             trainer.restore()
+            if json.loads(saved.read_text()).get("total_decisions") != cfg.total_decisions:  # a new budget
+                saved.write_text(json.dumps({**json.loads(saved.read_text()), **_budget(cfg)}, indent=2))
         else:
-            (run_dir / "config.json").write_text(json.dumps(cfg.to_dict(), indent=2))
+            saved.write_text(json.dumps(cfg.to_dict(), indent=2))
         for name in (CHECKPOINT, POLICY):
             remove_stale_temporaries(run_dir / name)  # left by a save that was killed midway
         curve = Curve(run_dir / CURVE, curve_columns(cfg))
         curve.keep_until(trainer.update)  # rows an interrupted run wrote after its last save go
         with StopRequest() as stop:  # from here a Ctrl-C keeps the update in progress
             at = f"resuming {run_dir} at update {trainer.update:,} ({trainer.decisions:,} decisions)"
+            if resume and trainer.decisions >= cfg.total_decisions:
+                at = (f"{run_dir} finished at {trainer.decisions:,} decisions (total_decisions "
+                      f"{cfg.total_decisions:,}): nothing to train; to train it further, --resume {run_dir} "
+                      "total_decisions=MORE")  # fmt: skip
             said = at if resume else f"training into {run_dir}"
             print(f"{said} (TensorBoard: tensorboard --logdir {run_dir / 'tb'})", file=sys.stderr, flush=True)
             if cfg.teacher is not None and cfg.imitation_decisions >= cfg.total_decisions:
@@ -509,6 +516,10 @@ def train(
     finally:
         lock.close()
     return trainer
+
+
+def _budget(cfg: Config) -> dict[str, Any]:
+    return {k: getattr(cfg, k) for k in BUDGET_KEYS}
 
 
 def normalized(advantage: torch.Tensor) -> torch.Tensor:

@@ -23,6 +23,9 @@ from hanamikoji_env.training.config import Config
 
 MACHINE_KEYS = ("device", "ray_address", "torch_threads")
 """Config keys about the machine, not the run: a run may resume with other values."""
+BUDGET_KEYS = ("total_decisions",)
+"""Config keys a run may resume with another value of: a finished run trains on to a larger
+budget (an annealed learning rate then follows the longer schedule from where it stands)."""
 CHECKPOINT = "checkpoint.pt"
 POLICY = "policy.pt"
 
@@ -33,7 +36,9 @@ def check_resumable(cfg: Config, run_dir: Path) -> dict[str, Any]:
     saved = data.get("config") if isinstance(data.get("config"), dict) else {}
     defaults = Config().to_dict()  # keys added after the run was written hold their defaults there
     changed = sorted(
-        k for k in cfg.to_dict() if k not in MACHINE_KEYS and saved.get(k, defaults[k]) != getattr(cfg, k)
+        k
+        for k in cfg.to_dict()
+        if k not in (*MACHINE_KEYS, *BUDGET_KEYS) and saved.get(k, defaults[k]) != getattr(cfg, k)
     )
     if changed:
         raise ValueError(

@@ -42,7 +42,7 @@ from hanamikoji_env.training.ppo import (
     load_init_from,
     train,
 )
-from hanamikoji_env.training.run_folder import MACHINE_KEYS, describe_kept
+from hanamikoji_env.training.run_folder import BUDGET_KEYS, MACHINE_KEYS, describe_kept
 
 
 def trainer_configs() -> list[str]:
@@ -125,10 +125,10 @@ def resumed_run(run_dir: Path, overrides: list[str], config: str | None = None) 
     """The saved config of the run in ``run_dir`` (overridable in the machine keys only, and no
     other ``config``), checked against its checkpoint; ``ValueError`` says what is wrong."""
     machine = parse_overrides(overrides)
-    if config is not None or set(machine) - set(MACHINE_KEYS):
+    if config is not None or set(machine) - {*MACHINE_KEYS, *BUDGET_KEYS}:
         raise ValueError(
             "--resume continues a run with its saved config: no --config, and overrides only of "
-            f"the machine keys {', '.join(MACHINE_KEYS)}"
+            f"the machine keys {', '.join(MACHINE_KEYS)} and the budget {', '.join(BUDGET_KEYS)}"
         )
     saved = run_dir / "config.json"
     if not (run_dir / CHECKPOINT).is_file() or not saved.is_file():
