@@ -83,6 +83,10 @@ def test_a_bad_mlp_file_is_refused_in_one_line(tmp_path) -> None:
         "actions.mlp": (two_seats([669, 32, 20]), 2, "to 23 actions"),
         "version.mlp": (two_seats([669, 23]), 7, "reads observation version 7"),
     }
+    poisoned = two_seats([669, 32, 23])
+    with torch.no_grad():
+        poisoned[1][1].bias[3] = float("inf")
+    cases["nan.mlp"] = (poisoned, 2, "layer 1 holds NaN or infinite values")
     for name, (nets, version, message) in cases.items():
         save_mlp(tmp_path / name, nets, "test", observation_version=version)
         with pytest.raises(ValueError, match=message):

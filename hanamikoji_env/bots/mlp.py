@@ -95,6 +95,8 @@ def load_mlp(path: str | Path) -> dict[str, Any]:
                 raise ValueError(
                     f"{path}: layer {k} does not chain from {width} inputs to {NUM_ACTIONS} actions"
                 )
+            if not (torch.isfinite(w).all() and torch.isfinite(b).all()):  # NaN plays nonsense
+                raise ValueError(f"{path}: layer {k} holds NaN or infinite values")
             width = w.shape[0]
     return payload
 
