@@ -1551,6 +1551,35 @@ def test_a_task_that_kills_its_worker_fails_alone() -> None:
         workers.close()
 
 
+def test_a_task_past_its_time_limit_is_stopped_and_the_others_made_again(monkeypatch) -> None:
+    import time as clock
+
+    from fastapi import HTTPException
+
+    from hanamikoji_env.play import workers as pooled
+
+    monkeypatch.setattr(pooled, "TASK_SECONDS", 3.0)
+    workers = pooled.Workers(2, ["random"], None)
+    try:
+        workers.start()
+
+        async def both() -> list[object]:
+            return await asyncio.gather(
+                workers.run(clock.sleep, 600, client="10.0.0.1"),
+                workers.run(sum, [1, 2, 3], client="10.0.0.2"),
+                return_exceptions=True,
+            )
+
+        start = clock.perf_counter()
+        stuck, other = asyncio.run(both())
+        assert clock.perf_counter() - start < 30
+        assert isinstance(stuck, HTTPException) and "took over 3 s" in stuck.detail, stuck
+        assert other == 6
+        assert asyncio.run(workers.run(sum, [4, 5], client="10.0.0.1")) == 9  # new workers serve on
+    finally:
+        workers.close()
+
+
 def test_addresses_take_the_workers_in_turn() -> None:
     """One worker; one address queues five tasks, then another address one: the second address
     waits behind one task of the first, not five.  With two, one address (and the watched games

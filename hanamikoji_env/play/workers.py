@@ -11,9 +11,10 @@ a person's move, a view) go on in the serving process.
 The queue is fair (:class:`Turns`): addresses take the free workers in turn, and one address
 holds all workers but one at most, so an address with a hundred heavy tasks waiting leaves a
 worker to everyone else; watched games and replays together hold all but one at most too, so
-a bot's move never waits behind them.  A worker
-killed mid-task (out of memory, an operator) breaks the pool: each task it held is made once
-more in a new one, and only a task that breaks that one too is refused (503).
+a bot's move never waits behind them.  A worker killed mid-task (out of memory, an operator)
+breaks the pool: each task it held is made once more in a new one, one at a time, and only a
+task that breaks that one too is refused (503).  A task past :data:`TASK_SECONDS` has the workers killed
+the same way, and is refused itself.
 
 A bot that moves in a worker is a :class:`PooledBot` in the serving process: its generator and
 its memory of the game (:meth:`~hanamikoji_env.bots.base.Bot.game_state`) stay with the game, and
@@ -51,6 +52,9 @@ from hanamikoji_env.play.session import bot_game, replay_frames, seat_names
 from hanamikoji_env.pool import init_worker, new_pool, submit_all
 
 T = TypeVar("T")
+TASK_SECONDS = 60.0
+"""The longest one task may take in a worker (a move, a watched game, a replay: seconds at
+most); past it the workers are killed and replaced, the others' tasks made again."""
 MAX_REPLAY_DECISIONS = 5000
 """The most decisions a replayed record may hold (real games have a few hundred)."""
 
@@ -151,6 +155,8 @@ class Workers:
         """The workers, by address in turn, one address holding all but one at most."""
         self.bulk = Turns(max(processes - 1, 1))
         """What watched games and replays may hold of them: all but one."""
+        self.retries = Turns(1)
+        """Tasks made again after their workers were killed: one at a time."""
 
     def _new_pool(self) -> ProcessPoolExecutor | None:
         if not self.processes:
@@ -185,20 +191,35 @@ class Workers:
             if bulk:
                 await held.enter_async_context(self.bulk.slot(client))
             await held.enter_async_context(self.turns.slot(client))
-            for attempt in range(2):
+            pool = self.pool
+            try:
+                return await self._in(pool, fn, args)
+            except BrokenProcessPool:  # a worker was killed: new ones, and the task once more
+                self._replace(pool)
+            async with self.retries.slot(client):  # alone: a task that kills its worker again fails alone
                 pool = self.pool
-                assert pool is not None
                 try:
-                    return await asyncio.wrap_future(pool.submit(fn, *args))
-                except BrokenProcessPool:  # a worker was killed: new ones, and the task once more
-                    with self.lock:
-                        if self.pool is pool:
-                            self.pool = self._new_pool()
-                    if attempt:
-                        raise HTTPException(
-                            503, "a worker process of this server failed; try again"
-                        ) from None
-        raise AssertionError("unreachable")
+                    return await self._in(pool, fn, args)
+                except BrokenProcessPool:
+                    self._replace(pool)
+                    raise HTTPException(503, "a worker process of this server failed; try again") from None
+
+    async def _in(self, pool: ProcessPoolExecutor | None, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+        """``fn(*args)`` in one of ``pool``'s workers, within :data:`TASK_SECONDS`."""
+        assert pool is not None
+        try:
+            return await asyncio.wait_for(asyncio.wrap_future(pool.submit(fn, *args)), TASK_SECONDS)
+        except TimeoutError:  # its worker would be lost for good: they go, the others' tasks retry
+            for process in list(getattr(pool, "_processes", {}).values()):
+                process.kill()
+            self._replace(pool)
+            raise HTTPException(503, f"the task took over {TASK_SECONDS:.0f} s and was stopped") from None
+
+    def _replace(self, pool: ProcessPoolExecutor) -> None:
+        """New workers in place of ``pool``'s (once, whoever asks first)."""
+        with self.lock:
+            if self.pool is pool:
+                self.pool = self._new_pool()
 
     async def act(self, bot: Bot, obs: dict[str, np.ndarray], client: str = "?") -> int:
         """``bot``'s move for ``obs``: in a worker for a :class:`PooledBot` (its generator and game
