@@ -15,6 +15,7 @@ import threading
 import time
 import weakref
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -1524,13 +1525,9 @@ def test_a_killed_worker_costs_no_request_and_the_game_goes_on() -> None:
         app.state.server.workers.close()
 
 
-def test_a_task_that_kills_its_worker_fails_alone() -> None:
-    """A task whose worker dies under it twice (it kills the worker itself) is a 503; a task on
-    the other worker at the time is made again and answered."""
-    import os
-
-    from fastapi import HTTPException
-
+def beside_a_sum(bad: Callable[..., Any], *args: Any) -> tuple[object, object]:
+    """``bad(*args)`` from one address and ``sum([1, 2, 3])`` from another, at once, in two workers:
+    what each came to (a result or an exception)."""
     from hanamikoji_env.play.workers import Workers
 
     workers = Workers(2, ["random"], None)
@@ -1539,45 +1536,41 @@ def test_a_task_that_kills_its_worker_fails_alone() -> None:
 
         async def both() -> list[object]:
             return await asyncio.gather(
-                workers.run(os._exit, 3, client="10.0.0.1"),
+                workers.run(bad, *args, client="10.0.0.1"),
                 workers.run(sum, [1, 2, 3], client="10.0.0.2"),
                 return_exceptions=True,
             )
 
-        killer, other = asyncio.run(both())
-        assert isinstance(killer, HTTPException) and killer.status_code == 503, killer
-        assert other == 6
+        first, second = asyncio.run(both())
+        assert asyncio.run(workers.run(sum, [4, 5], client="10.0.0.1")) == 9  # the workers serve on
+        return first, second
     finally:
         workers.close()
 
 
-def test_a_task_past_its_time_limit_is_stopped_and_the_others_made_again(monkeypatch) -> None:
-    import time as clock
+def test_a_task_that_kills_its_worker_fails_alone() -> None:
+    """A task whose worker dies under it twice (it kills the worker itself) is a 503; a task on
+    the other worker at the time is made again and answered."""
+    import os
 
+    from fastapi import HTTPException
+
+    killer, other = beside_a_sum(os._exit, 3)
+    assert isinstance(killer, HTTPException) and killer.status_code == 503, killer
+    assert other == 6
+
+
+def test_a_task_past_its_time_limit_is_stopped_and_the_others_made_again(monkeypatch) -> None:
     from fastapi import HTTPException
 
     from hanamikoji_env.play import workers as pooled
 
     monkeypatch.setattr(pooled, "TASK_SECONDS", 3.0)
-    workers = pooled.Workers(2, ["random"], None)
-    try:
-        workers.start()
-
-        async def both() -> list[object]:
-            return await asyncio.gather(
-                workers.run(clock.sleep, 600, client="10.0.0.1"),
-                workers.run(sum, [1, 2, 3], client="10.0.0.2"),
-                return_exceptions=True,
-            )
-
-        start = clock.perf_counter()
-        stuck, other = asyncio.run(both())
-        assert clock.perf_counter() - start < 30
-        assert isinstance(stuck, HTTPException) and "took over 3 s" in stuck.detail, stuck
-        assert other == 6
-        assert asyncio.run(workers.run(sum, [4, 5], client="10.0.0.1")) == 9  # new workers serve on
-    finally:
-        workers.close()
+    start = time.perf_counter()
+    stuck, other = beside_a_sum(time.sleep, 600)
+    assert time.perf_counter() - start < 30
+    assert isinstance(stuck, HTTPException) and "took over 3 s" in stuck.detail, stuck
+    assert other == 6
 
 
 def test_addresses_take_the_workers_in_turn() -> None:
