@@ -59,11 +59,17 @@ def cost(item: pytest.Item) -> float:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The costliest tests first (file order within a cost).  Under ``pytest -n`` each worker takes
-    the next test as it finishes one (``--maxschedchunk=1``, pyproject.toml), so the long tests
-    start at once and the quick ones fill in beside them: no long test starts last and keeps
-    the suite waiting on one core (it ended 100 s after the other core went idle)."""
-    items.sort(key=cost, reverse=True)
+    """The costliest first: the modules by their costliest test, and within a module its tests
+    by cost (file order between equals).  Under ``pytest -n`` each worker takes the next test as
+    it finishes one (``--maxschedchunk=1``, pyproject.toml), so the long tests start at once and
+    the quick ones fill in beside them: no long test starts last and keeps the suite waiting on
+    one core (it ended 100 s after the other core went idle).  A module's tests stay together,
+    so its module-scoped fixtures (a Ray cluster, a built wheel) are set up once a worker."""
+    by_module: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        by_module.setdefault(item.module.__name__ if item.module else item.nodeid, []).append(item)
+    modules = sorted(by_module.values(), key=lambda tests: max(map(cost, tests)), reverse=True)
+    items[:] = [item for tests in modules for item in sorted(tests, key=cost, reverse=True)]
 
 
 @pytest.fixture(autouse=True)

@@ -68,7 +68,7 @@ def test_documented_examples_run(tmp_path) -> None:
         (expected,) = [v for k, v in EXPECTED.items() if k in code]
         out = subprocess.run(
             # the timeout guards against a hang, it measures nothing: the SB3 example trains for about
-            # 40 s on an idle core and past 300 s on a machine loaded ten processes deep
+            # 15 s on an idle core and minutes on a machine loaded ten processes deep
             [sys.executable, "-c", code],
             capture_output=True,
             text=True,
