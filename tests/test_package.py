@@ -52,12 +52,21 @@ class Installed(NamedTuple):
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+def installed(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Installed:
     """A fresh venv outside the repository with the wheel installed, the dependencies read from
-    this environment (no network)."""
+    this environment (no network).  Under ``pytest -n`` the wheel is built once for all workers
+    (two builds at once from one source tree break each other's)."""
+    from filelock import FileLock
+
     tmp = tmp_path_factory.mktemp("installed")
-    dist = tmp / "dist"
-    built = _build(dist, tmp)
+    shared = tmp if worker_id == "master" else tmp_path_factory.getbasetemp().parent  # this run's
+    dist = shared / "dist"
+    with FileLock(str(shared / "build.lock")):
+        said = dist / "built.txt"  # what the build printed: its warnings are checked
+        if not said.is_file():
+            output = _build(dist, tmp)
+            said.write_text(output)
+        built = said.read_text()
     (wheel,), (sdist,) = dist.glob("*.whl"), dist.glob("*.tar.gz")
     venv = tmp / "venv"
     _run([sys.executable, "-m", "venv", "--without-pip", venv], cwd=tmp)
