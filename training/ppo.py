@@ -485,8 +485,10 @@ def train(
         saved = run_dir / "config.json"
         if resume:
             trainer.restore()
-            if json.loads(saved.read_text()).get("total_decisions") != cfg.total_decisions:  # a new budget
-                saved.write_text(json.dumps({**json.loads(saved.read_text()), **_budget(cfg)}, indent=2))
+            recorded = json.loads(saved.read_text())
+            budget = {k: getattr(cfg, k) for k in BUDGET_KEYS}
+            if any(recorded.get(k) != v for k, v in budget.items()):  # resumed with a new budget
+                saved.write_text(json.dumps({**recorded, **budget}, indent=2))
         else:
             saved.write_text(json.dumps(cfg.to_dict(), indent=2))
         for name in (CHECKPOINT, POLICY):
@@ -516,10 +518,6 @@ def train(
     finally:
         lock.close()
     return trainer
-
-
-def _budget(cfg: Config) -> dict[str, Any]:
-    return {k: getattr(cfg, k) for k in BUDGET_KEYS}
 
 
 def normalized(advantage: torch.Tensor) -> torch.Tensor:

@@ -13,8 +13,8 @@ holds all workers but one at most, so an address with a hundred heavy tasks wait
 worker to everyone else; watched games and replays together hold all but one at most too, so
 a bot's move never waits behind them.  A worker killed mid-task (out of memory, an operator)
 breaks the pool: each task it held is made once more in a new one, one at a time, and only a
-task that breaks that one too is refused (503).  A task past :data:`TASK_SECONDS` has the workers killed
-the same way, and is refused itself.
+task that breaks that one too is refused (503).  A task past :data:`TASK_SECONDS` has the
+workers killed the same way, and is refused itself.
 
 A bot that moves in a worker is a :class:`PooledBot` in the serving process: its generator and
 its memory of the game (:meth:`~hanamikoji_env.bots.base.Bot.game_state`) stay with the game, and
