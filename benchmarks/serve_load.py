@@ -78,11 +78,16 @@ def _run_server(port: int, workers: int, audit: str | None = None) -> None:
         app.state.server.workers.close()
 
 
+def visitor(url: str, address: str, timeout: float = 120) -> httpx.Client:
+    """A client whose requests come from ``address`` (any 127.x.y.z: the server's limits are per
+    address, so each stands for another visitor)."""
+    return httpx.Client(base_url=url, timeout=timeout, transport=httpx.HTTPTransport(local_address=address))
+
+
 def replayer(
     url: str, until: float, line: str, times: dict[str, list[float]], errors: dict[int, int], address: str
 ) -> None:
-    transport = httpx.HTTPTransport(local_address=address)
-    with httpx.Client(base_url=url, timeout=60, transport=transport) as http:
+    with visitor(url, address, timeout=60) as http:
         while time.perf_counter() < until:
             start = time.perf_counter()
             response = http.post("/api/replay", content=line, headers={"content-type": "application/json"})
@@ -180,10 +185,6 @@ def holder(port: int, count: int, addresses: int, half: bool, until: float, open
 # ------------------------------------------------------------ the audit ---
 
 
-def _http(url: str, address: str) -> httpx.Client:
-    return httpx.Client(base_url=url, timeout=120, transport=httpx.HTTPTransport(local_address=address))
-
-
 def play_moves(http: httpx.Client, opponent: str, until: float, times: list[float]) -> None:
     """Games against ``opponent``, one after another, each move timed (with the bot's replies)."""
     game = None
@@ -251,11 +252,11 @@ def hung_up(port: int, log: str) -> tuple[str, bool]:
 
 def held_games(url: str) -> tuple[str, bool]:
     for a in range(10):
-        with _http(url, f"127.0.2.{a + 1}") as http:
+        with visitor(url, f"127.0.2.{a + 1}") as http:
             for _ in range(10):
                 http.post("/api/games", json={"opponent": "random"}).raise_for_status()
     started = 0
-    with _http(url, "127.0.2.100") as http:
+    with visitor(url, "127.0.2.100") as http:
         for _ in range(10):
             started += http.post("/api/games", json={"opponent": "random"}).status_code == 200
     return f"{started} of 10 tries started a game", started == 10
@@ -271,7 +272,7 @@ def beside_replays(url: str, seconds: float) -> tuple[str, bool]:
         for k in range(10)
     ]
     moves: list[float] = []
-    with _http(url, "127.0.5.1") as http:
+    with visitor(url, "127.0.5.1") as http:
         for t in threads:
             t.start()
         play_moves(http, "search", until, moves)
@@ -284,7 +285,7 @@ def beside_replays(url: str, seconds: float) -> tuple[str, bool]:
 def beside_heavy_games(url: str, seconds: float) -> tuple[str, bool]:
     """Moves against ``search`` quiet, then beside ten heavy games of one address (127.0.7.1)."""
     quiet: list[float] = []
-    with _http(url, "127.0.6.1") as http:
+    with visitor(url, "127.0.6.1") as http:
         play_moves(http, "search", time.perf_counter() + seconds, quiet)
     heavy_until = time.perf_counter() + seconds
     heavy = [threading.Thread(target=_heavy_player, args=(url, heavy_until)) for _ in range(10)]
@@ -292,7 +293,7 @@ def beside_heavy_games(url: str, seconds: float) -> tuple[str, bool]:
         t.start()
     time.sleep(1.0)  # their games under way
     loaded: list[float] = []
-    with _http(url, "127.0.6.2") as http:  # another address of the same kind: its own rate of new games
+    with visitor(url, "127.0.6.2") as http:  # another address of the same kind: its own rate of new games
         play_moves(http, "search", heavy_until, loaded)
     for t in heavy:
         t.join()
@@ -304,7 +305,7 @@ def beside_heavy_games(url: str, seconds: float) -> tuple[str, bool]:
 
 
 def _heavy_player(url: str, until: float) -> None:
-    with _http(url, "127.0.7.1") as http, contextlib.suppress(httpx.HTTPError):
+    with visitor(url, "127.0.7.1") as http, contextlib.suppress(httpx.HTTPError):
         play_moves(http, HEAVY, until, [])
 
 

@@ -17,10 +17,12 @@ weights_only=True)`` (no code runs on load) and checked before use:
 | anything else | what training adds (optimizer and RNG states, config, step counts) |
 
 Everything is checked before a network is built, and the file's size before
-it is read: a checkpoint is a zip archive, and the sum of its entries'
-uncompressed sizes (what ``torch.load`` would allocate) must stay within
-:data:`MAX_CHECKPOINT_BYTES`, so a small file that inflates to gigabytes is
-refused unread.  Every bad file is a one-line :class:`CheckpointError`.
+it is read, by the gate of every file from outside (:mod:`hanamikoji_env.files`):
+a checkpoint is a zip archive whose entries all sit in one folder with one
+``data.pkl``, no name twice, and the sum of their uncompressed sizes (what
+``torch.load`` would allocate) within :data:`MAX_CHECKPOINT_BYTES`, so a small
+file that inflates to gigabytes is refused unread; its pickle is then walked
+without building anything.  Every bad file is a one-line :class:`CheckpointError`.
 Files are written atomically (a temporary file, then a rename), so an
 interrupted save never leaves a truncated checkpoint behind
 (:func:`~hanamikoji_env.files.remove_stale_temporaries` cleans up after one that was killed).
@@ -43,7 +45,7 @@ from torch import nn
 from hanamikoji_env._version import __version__
 from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.excerpt import short
-from hanamikoji_env.files import replace_atomically
+from hanamikoji_env.files import check_untrusted, check_zip, replace_atomically
 from hanamikoji_env.observation import DEFAULT_VERSION, VERSIONS, get_version
 from hanamikoji_env.pretrained import resolve_checkpoint
 from hanamikoji_env.rules import FULL, VARIANTS, check_variant
@@ -219,10 +221,8 @@ def read_torch_file(path: Path) -> Any:
     """The one gate for our checkpoint-like files (a policy, a belief model): its kind and
     unpacked size checked and its pickle stream walked before ``torch.load(...,
     weights_only=True)``; :class:`CheckpointError` says what is wrong."""
-    if not path.is_file():
-        raise CheckpointError(f"checkpoint {path} does not exist or is not a file")
+    check_untrusted(path, "checkpoint", MAX_CHECKPOINT_BYTES, CheckpointError)
     _check_file_kind(path)
-    _check_unpacked_size(path)
     _check_pickle(path)
     try:
         with warnings.catch_warnings():  # torch's notes on old pickle protocols: the load below decides
@@ -348,34 +348,36 @@ object, its storages' keys), then the storages' raw bytes."""
 
 def check_torch_stream(f: IO[bytes], name: str) -> None:
     """The pickles of a ``torch.save`` stream walked before anything loads it (see
-    :func:`_check_pickle`): a zip archive's ``data.pkl``, or the legacy format's leading pickles.
-    One gate for every file ``torch.load`` will read: our checkpoints, and each ``.pth`` inside an
-    SB3 zip.  A stream too malformed to walk is left to ``torch.load``, which refuses it."""
-    head = f.read(4)
-    f.seek(0)
-    if head.startswith(b"PK\x03\x04"):
-        try:
-            with zipfile.ZipFile(f) as archive:
-                names = archive.namelist()
-                pickles = [n for n in names if n.endswith("/data.pkl")]
-                if len(pickles) != 1 or len(set(names)) != len(names):
-                    stream = None  # refused below, outside this guard
-                else:
-                    stream = io.BytesIO(archive.read(pickles[0]))  # its size was checked unpacked
-        except (zipfile.BadZipFile, OSError, ValueError):
-            return
-        if not pickles:
-            return  # not torch's format: torch.load refuses it
-        if stream is None:
-            raise CheckpointError(
-                f"{name}: its archive holds an entry name twice or more than one data.pkl (a crafted "
-                "file: the entry checked might not be the one loaded)"
-            )
-        if pickles[0] != names[0].split("/")[0] + "/data.pkl":  # torch reads the first entry's folder
-            raise CheckpointError(f"{name}: its archive's data.pkl is not in its first entry's folder")
-        _walk_pickles(stream, name, 1)
-    else:
+    :func:`_check_pickle`): a zip archive's ``data.pkl`` once the archive's layout passed
+    :func:`files.check_zip`, or the legacy format's leading pickles.  The checks of every file
+    ``torch.load`` will read: our checkpoints, ``.mlp`` files and each ``.pth`` inside an SB3 zip.
+    A stream too malformed to walk is left to ``torch.load``, which refuses it."""
+    names = check_zip(f, name, "checkpoint", MAX_CHECKPOINT_BYTES, _not_torch_layout, CheckpointError)
+    if names is None:
         _walk_pickles(f, name, LEGACY_PICKLES)
+        return
+    with zipfile.ZipFile(f) as archive:
+        stream = io.BytesIO(archive.read(f"{_folder(names)}/data.pkl"))  # its size was checked unpacked
+    f.seek(0)
+    _walk_pickles(stream, name, 1)
+
+
+def _folder(names: list[str]) -> str:
+    """The folder torch reads an archive from: its first entry's."""
+    return names[0].split("/")[0] if names else ""
+
+
+def _not_torch_layout(names: list[str]) -> str | None:
+    """Why entry names are not what ``torch.save`` writes (every entry in the first one's folder,
+    one ``data.pkl`` there), or ``None``.  torch reads only that folder: another entry could only
+    be there to make what is checked differ from what is loaded."""
+    folder = _folder(names)
+    outside = next((n for n in names if not n.startswith(f"{folder}/")), None)
+    if outside is not None:
+        return f"its archive holds {short(outside)}, outside the folder {short(folder)}/ torch reads (a crafted file)"
+    if f"{folder}/data.pkl" not in names:
+        return "its archive holds no data.pkl: torch.save did not write it"
+    return None
 
 
 def _walk_pickles(stream: IO[bytes], name: str, count: int) -> None:
@@ -463,28 +465,6 @@ def _walk_pickle(stream: IO[bytes], path: str, steps: int) -> int:
             raise
         return -1
     return steps
-
-
-def _check_unpacked_size(path: Path) -> None:
-    """:class:`CheckpointError` unless the file, and the archive unpacked, hold at most
-    :data:`MAX_CHECKPOINT_BYTES` (the archive's size read from its directory: nothing is
-    decompressed; a file that is not a zip, such as torch's legacy format, by its own size)."""
-    size = path.stat().st_size  # a sparse file's apparent size: what torch.load would read
-    if size > MAX_CHECKPOINT_BYTES:
-        raise CheckpointError(
-            f"{path} is {size / 2**20:,.0f} MiB, more than a checkpoint may be "
-            f"({MAX_CHECKPOINT_BYTES / 2**20:.0f} MiB): refused unread"
-        )
-    try:
-        with zipfile.ZipFile(path) as archive:
-            total = sum(info.file_size for info in archive.infolist())
-    except (zipfile.BadZipFile, OSError, ValueError):
-        return
-    if total > MAX_CHECKPOINT_BYTES:
-        raise CheckpointError(
-            f"{path} unpacks to {total / 2**20:,.0f} MiB, more than a checkpoint may "
-            f"({MAX_CHECKPOINT_BYTES / 2**20:.0f} MiB): refused unread"
-        )
 
 
 def state_dict_shapes(

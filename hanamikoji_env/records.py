@@ -50,7 +50,7 @@ from hanamikoji_env import engine
 from hanamikoji_env._version import __version__
 from hanamikoji_env.actions import NUM_ACTIONS, action_name
 from hanamikoji_env.excerpt import short
-from hanamikoji_env.files import replace_atomically
+from hanamikoji_env.files import check_untrusted, replace_atomically
 from hanamikoji_env.rules import RULES_VERSION, Phase, State, returns, shuffled_deck, validate_deck
 
 SCHEMA = "hanamikoji-record/1"
@@ -274,8 +274,10 @@ def parse_line(line: str | bytes, where: str = "record") -> GameRecord:
 
 
 def read_records(path: str | os.PathLike[str]) -> Iterator[GameRecord]:
-    """The records of a JSON-lines file, one by one; errors name the file and line."""
-    path = Path(path)
+    """The records of a JSON-lines file, one by one; errors name the file and line.  The file may
+    be of any size (it is read a line at a time, each at most :data:`MAX_LINE_BYTES`), but must be
+    a regular file: a pipe or a device is refused unread."""
+    path = check_untrusted(path, "game records file", None, RecordError)
     with path.open("rb") as f:
         number = 0
         while True:

@@ -57,6 +57,82 @@ def test_hostile_configs_are_value_errors(tmp_path, text, message) -> None:
         load_config(path)
 
 
+def _loaders() -> list[tuple[str, str, int | None, object]]:
+    """Every reader of a file from outside: (its name, the file name it reads, its size limit, a
+    call reading ``path``)."""
+    from hanamikoji_env.bots.mlp import MAX_MLP_BYTES, load_mlp
+    from hanamikoji_env.nn import MAX_CHECKPOINT_BYTES, load_checkpoint
+    from hanamikoji_env.records import read_records
+    from hanamikoji_env.training.config import MAX_CONFIG_BYTES, read_yaml
+    from hanamikoji_env.training.plot import MAX_CURVE_BYTES, read_curves
+    from hanamikoji_env.training.run_folder import read_saved_config
+
+    loaders = [
+        ("checkpoint", "policy.pt", MAX_CHECKPOINT_BYTES, load_checkpoint),
+        ("OpenSpiel policy", "average.mlp", MAX_MLP_BYTES, load_mlp),
+        ("game records", "games.jsonl", None, lambda path: list(read_records(path))),
+        ("config", "run.yaml", MAX_CONFIG_BYTES, read_yaml),
+        ("curve", "curve.csv", MAX_CURVE_BYTES, lambda path: read_curves([path])),
+        ("run config", "config.json", MAX_CONFIG_BYTES, lambda path: read_saved_config(path.parent)),
+    ]
+    try:
+        from hanamikoji_env.bots.sb3 import MAX_UNPACKED_BYTES, SB3Bot
+    except ImportError:  # the sb3 extra: its own test file skips without it
+        return loaders
+    return [*loaders, ("Stable-Baselines3 model", "model.zip", MAX_UNPACKED_BYTES, SB3Bot)]
+
+
+@pytest.mark.parametrize("kind", ["pipe", "folder", "sparse"])
+def test_every_reader_of_outside_files_refuses_a_pipe_a_folder_or_an_oversized_file_unread(
+    tmp_path, kind
+) -> None:
+    """One gate before every reader (``files.check_untrusted``): a named pipe would hang its reader
+    for ever, a folder fail deep inside it, a sparse file larger than the kind's limit be read
+    whole (records are read a line at a time, so only their kind is checked).  Each is refused
+    in one line naming the file, at once."""
+    import os
+    import threading
+
+    tried = 0
+    for name, filename, limit, read in _loaders():
+        folder = tmp_path / name.replace(" ", "_")
+        folder.mkdir()
+        path = folder / filename
+        if kind == "pipe":
+            os.mkfifo(path)
+        elif kind == "folder":
+            path.mkdir()
+        elif limit is None:
+            continue
+        else:
+            with path.open("wb") as f:
+                f.truncate(limit + 1)
+        outcome: list[BaseException | None] = []
+
+        def attempt(read=read, path=path, outcome=outcome) -> None:
+            try:
+                read(path)
+                outcome.append(None)
+            except Exception as e:
+                outcome.append(e)
+
+        reader = threading.Thread(target=attempt, daemon=True)  # a pipe opened for reading blocks
+        reader.start()
+        reader.join(timeout=10)
+        if reader.is_alive():  # let the stuck reader go: open the pipe's other end and close it
+            if kind == "pipe":
+                os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+            pytest.fail(f"the {name} reader hung on a {kind}")
+        error = outcome[0]
+        assert isinstance(error, ValueError), (name, error)
+        message = str(error)
+        assert "\n" not in message and len(message) < 300 and str(path) in message, (name, message)
+        expected = "refused unread" if kind == "sparse" else "does not exist"  # a curve's folder: a run's
+        assert expected in message, (name, message)
+        tried += 1
+    assert tried >= 5
+
+
 def test_a_run_folder_that_cannot_be_made_is_one_line(tmp_path, capsys, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     blocker = tmp_path / "file"

@@ -336,8 +336,28 @@ def test_an_archive_holding_its_pickle_twice_is_refused(ckpt, tmp_path) -> None:
             for name, data in entries:
                 dst.writestr(name, data)
             dst.writestr(extra, hash_bomb_pickle(3, 23))
-        with pytest.raises(CheckpointError, match=r"an entry name twice or more than one data\.pkl"):
+        with pytest.raises(
+            CheckpointError, match=r"an entry name twice|holds 'other/data.pkl', outside the folder"
+        ):
             load_checkpoint(crafted)
+
+
+@pytest.mark.parametrize("extra", ["notes.txt", "archive2/data/0"])
+def test_an_archive_entry_torch_would_never_read_is_refused(ckpt, tmp_path, extra) -> None:
+    """torch reads only its first entry's folder; anything beside it could only be there to make
+    the check and the load see different files."""
+    import zipfile
+
+    crafted = tmp_path / "extra.pt"
+    with zipfile.ZipFile(ckpt) as src, zipfile.ZipFile(crafted, "w") as dst:
+        for info in src.infolist():
+            dst.writestr(info, src.read(info))
+        dst.writestr(extra, b"x")
+        folder = src.namelist()[0].split("/")[0]
+    with pytest.raises(
+        CheckpointError, match=rf"holds '{extra}', outside the folder '{folder}'/ torch reads"
+    ):
+        load_checkpoint(crafted)
 
 
 def test_a_legacy_format_checkpoint_is_walked_too_and_a_hash_bomb_in_it_refused(ckpt, tmp_path) -> None:

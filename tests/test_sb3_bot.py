@@ -90,7 +90,10 @@ def test_a_zip_that_would_unpack_to_gigabytes_is_refused_unread(tmp_path) -> Non
         with z.open("policy.pth", "w", force_zip64=True) as big:
             for _ in range(20):
                 big.write(bytes(2**24))  # 320 MiB of zeros, a few hundred KB on disk
-    with pytest.raises(ValueError, match=r"unpacks to 320 MiB .* refused unread"):
+    with pytest.raises(
+        ValueError,
+        match=r"unpacks to 320 MiB, more than a Stable-Baselines3 model may \(256 MiB\): refused unread",
+    ):
         SB3Bot(path)
 
 
@@ -151,6 +154,17 @@ def test_an_sb3_zip_holding_an_entry_twice_is_refused(tmp_path) -> None:
         z.writestr("policy.pth", b"benign")
         z.writestr("policy.pth", hash_bomb_pickle(3, 23))
     with pytest.raises(ValueError, match="holds an entry name twice"):
+        SB3Bot(path)
+
+
+def test_an_sb3_zip_with_an_entry_sb3_never_writes_is_refused(tmp_path) -> None:
+    """SB3 writes ``data``, its version, system info and ``.pth`` files: any other entry is a
+    crafted file's, refused before anything in the archive is read."""
+    path = tmp_path / "odd.zip"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("data", json.dumps({}))
+        z.writestr("policy/data.pkl", hash_bomb_pickle(3, 23))
+    with pytest.raises(ValueError, match=r"holds 'policy/data.pkl', which Stable-Baselines3 does not write"):
         SB3Bot(path)
 
 

@@ -16,7 +16,7 @@ import yaml
 
 from hanamikoji_env.bots.spec import did_you_mean, parse_player
 from hanamikoji_env.excerpt import clip, short
-from hanamikoji_env.files import shipped_folder
+from hanamikoji_env.files import check_untrusted, shipped_folder
 from hanamikoji_env.heldout import check_trainable, heldout_match
 from hanamikoji_env.nn import DEVICE_PATTERN, MAX_HIDDEN, MAX_LAYERS, load_checkpoint
 from hanamikoji_env.observation import get_version
@@ -393,7 +393,7 @@ def config_path(name: str | Path, accepted: list[str] | None = None) -> Path:
     """A config file: ``name`` if it is a file, else the bundled config of that name (``quick``
     or ``quick.yaml``) among ``accepted`` (default: all); ``ValueError`` listing them otherwise."""
     path = Path(name)
-    if path.is_file():
+    if path.exists():  # a folder or a pipe too: read_yaml refuses it as what it is
         return path
     bundled = {k: v for k, v in bundled_configs().items() if accepted is None or k in accepted}
     stem = path.stem if path.suffix in (".yaml", ".yml") and path.parent == Path() else str(name)
@@ -410,9 +410,7 @@ def read_yaml(path: str | Path | None, overrides: list[str] | None = None) -> tu
     ``key=value`` overrides applied."""
     data: dict[str, Any] = {}
     if path is not None:
-        path = config_path(path)
-        if path.stat().st_size > MAX_CONFIG_BYTES:
-            raise ValueError(f"config file {path} is larger than {MAX_CONFIG_BYTES} bytes")
+        path = check_untrusted(config_path(path), "config file", MAX_CONFIG_BYTES, ValueError)
         try:
             data = parse_yaml(path.read_text()) or {}
         except yaml.YAMLError as e:

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hanamikoji_env.files import replace_atomically
+from hanamikoji_env.files import check_untrusted, replace_atomically
 
 PICTURE = "curve.png"
 """The picture of a run's curve that training writes beside ``curve.csv``."""
@@ -37,10 +37,9 @@ def read_curves(run_dirs: list[Path], columns: list[str] | None = None) -> Curve
     curves: Curves = {}
     for run, label in zip(run_dirs, labels(run_dirs), strict=True):
         path = run / CURVE if run.is_dir() else run
-        if not path.is_file():
+        if not path.exists():
             raise ValueError(f"{path} does not exist: give run folders (each holds {CURVE}) or curve files")
-        if path.stat().st_size > MAX_CURVE_BYTES:
-            raise ValueError(f"{path} is larger than {MAX_CURVE_BYTES // 2**20} MiB; it is no curve.csv")
+        check_untrusted(path, "curve file", MAX_CURVE_BYTES, ValueError)
         with open(path, newline="", encoding="utf-8", errors="replace") as f:
             rows = list(csv.DictReader(f))
         header = list(rows[0]) if rows else []

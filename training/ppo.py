@@ -37,7 +37,6 @@ interrupted and resumed ends with the same weights as one that was not.
 from __future__ import annotations
 
 import copy
-import json
 import signal
 import sys
 import threading
@@ -69,7 +68,15 @@ from hanamikoji_env.training.imitation import imitation_loss, teacher_share
 from hanamikoji_env.training.league import RECENT, League, exploiter_config, exploiter_folder, freeze_target
 from hanamikoji_env.training.monitor import Curve, win_rate
 from hanamikoji_env.training.plot import CURVE
-from hanamikoji_env.training.run_folder import BUDGET_KEYS, CHECKPOINT, POLICY, check_resumable, lock_run
+from hanamikoji_env.training.run_folder import (
+    BUDGET_KEYS,
+    CHECKPOINT,
+    POLICY,
+    check_resumable,
+    lock_run,
+    read_saved_config,
+    write_saved_config,
+)
 from hanamikoji_env.training.selfplay import SNAPSHOTS
 from hanamikoji_env.training.threads import ThreadChooser
 
@@ -482,15 +489,14 @@ def train(
         opponents = [*cfg.bot_shares, *cfg.eval_bots, *([cfg.teacher] if cfg.teacher else [])]
         announce(parts_for(opponents, env=False, batch=True))
         trainer = Trainer(cfg, run_dir)
-        saved = run_dir / "config.json"
         if resume:
             trainer.restore()
-            recorded = json.loads(saved.read_text())
+            recorded = read_saved_config(run_dir)
             budget = {k: getattr(cfg, k) for k in BUDGET_KEYS}
             if any(recorded.get(k) != v for k, v in budget.items()):  # resumed with a new budget
-                saved.write_text(json.dumps({**recorded, **budget}, indent=2))
+                write_saved_config(run_dir, {**recorded, **budget})
         else:
-            saved.write_text(json.dumps(cfg.to_dict(), indent=2))
+            write_saved_config(run_dir, cfg.to_dict())
         for name in (CHECKPOINT, POLICY):
             remove_stale_temporaries(run_dir / name)  # left by a save that was killed midway
         curve = Curve(run_dir / CURVE, curve_columns(cfg))

@@ -14,12 +14,14 @@ checks that a run can resume.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import IO, Any
 
+from hanamikoji_env.files import check_untrusted, replace_atomically
 from hanamikoji_env.nn import CheckpointError, load_checkpoint
-from hanamikoji_env.training.config import Config
+from hanamikoji_env.training.config import MAX_CONFIG_BYTES, Config
 
 MACHINE_KEYS = ("device", "ray_address", "torch_threads")
 """Config keys about the machine, not the run: a run may resume with other values."""
@@ -28,6 +30,29 @@ BUDGET_KEYS = ("total_decisions",)
 budget (an annealed learning rate then follows the longer schedule from where it stands)."""
 CHECKPOINT = "checkpoint.pt"
 POLICY = "policy.pt"
+CONFIG = "config.json"
+"""The run's resolved config, written when it starts (and a new budget when it resumes with one)."""
+
+
+def read_saved_config(run_dir: Path) -> dict[str, Any]:
+    """The mapping in the run's :data:`CONFIG`; ``ValueError`` in one line when it is missing,
+    larger than a config may be, or not a JSON mapping."""
+    path = check_untrusted(Path(run_dir) / CONFIG, "run config", MAX_CONFIG_BYTES, ValueError)
+    try:
+        data = json.loads(path.read_bytes())
+    except (ValueError, RecursionError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise ValueError(
+            f"{path} is not valid JSON ({type(e).__name__}); it is the run's saved config"
+        ) from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path} does not hold a mapping; it is the run's saved config")
+    return data
+
+
+def write_saved_config(run_dir: Path, data: dict[str, Any]) -> None:
+    """``data`` as the run's :data:`CONFIG`, written whole or not at all."""
+    text = json.dumps(data, indent=2)
+    replace_atomically(Path(run_dir) / CONFIG, lambda tmp: tmp.write_text(text))
 
 
 def check_resumable(cfg: Config, run_dir: Path) -> dict[str, Any]:

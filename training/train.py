@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
 from pathlib import Path
 
@@ -42,7 +41,13 @@ from hanamikoji_env.training.ppo import (
     load_init_from,
     train,
 )
-from hanamikoji_env.training.run_folder import BUDGET_KEYS, MACHINE_KEYS, describe_kept
+from hanamikoji_env.training.run_folder import (
+    BUDGET_KEYS,
+    CONFIG,
+    MACHINE_KEYS,
+    describe_kept,
+    read_saved_config,
+)
 
 
 def trainer_configs() -> list[str]:
@@ -130,14 +135,10 @@ def resumed_run(run_dir: Path, overrides: list[str], config: str | None = None) 
             "--resume continues a run with its saved config: no --config, and overrides only of "
             f"the machine keys {', '.join(MACHINE_KEYS)} and the budget {', '.join(BUDGET_KEYS)}"
         )
-    saved = run_dir / "config.json"
-    if not (run_dir / CHECKPOINT).is_file() or not saved.is_file():
-        raise ValueError(f"{run_dir} holds no {CHECKPOINT} and config.json to resume from")
-    try:
-        data = json.loads(saved.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ValueError(f"{saved} is not valid JSON ({e}); it is the run's saved config") from None
-    cfg = Config.from_dict({**data, **machine}, source=str(saved))
+    if not (run_dir / CHECKPOINT).is_file() or not (run_dir / CONFIG).is_file():
+        raise ValueError(f"{run_dir} holds no {CHECKPOINT} and {CONFIG} to resume from")
+    data = read_saved_config(run_dir)
+    cfg = Config.from_dict({**data, **machine}, source=str(run_dir / CONFIG))
     check_resumable(cfg, run_dir)  # a truncated checkpoint or an edited config: a usage error
     return cfg, run_dir
 

@@ -22,6 +22,7 @@ from torch import nn
 from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.excerpt import short
+from hanamikoji_env.files import check_untrusted
 from hanamikoji_env.nn import CheckpointError, read_torch_file, write_torch_file
 from hanamikoji_env.observation import OFFSETS, VERSIONS
 
@@ -62,10 +63,7 @@ def load_mlp(path: str | Path) -> dict[str, Any]:
     """A ``.mlp`` file, checked; ``ValueError`` in one line for anything but two seats' MLPs from
     the version's observation to the 23 actions."""
     path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"{path} does not exist or is not a file")
-    if path.stat().st_size > MAX_MLP_BYTES:
-        raise ValueError(f"{path} is larger than {MAX_MLP_BYTES // 2**20} MiB: refused unread")
+    check_untrusted(path, "OpenSpiel policy", MAX_MLP_BYTES, ValueError)
     try:
         payload = read_torch_file(path)  # the checkpoints' gate: kind, unpacked size, pickle walk
     except CheckpointError as e:

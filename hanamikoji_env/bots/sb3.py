@@ -23,6 +23,7 @@ from gymnasium import spaces
 from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.excerpt import clip
+from hanamikoji_env.files import check_untrusted, check_zip
 from hanamikoji_env.nn import check_torch_stream, resolve_device
 from hanamikoji_env.observation import OBS_SIZE, VERSIONS, observation_space
 
@@ -53,11 +54,24 @@ def safe_custom_objects(observation_version: int = 1) -> dict[str, Any]:
 MAX_UNPACKED_BYTES = 256 * 2**20
 MAX_DATA_BYTES = 2**20
 MAX_PARAMETERS = 20_000_000
+"""The largest network an SB3 zip may declare (80 MB of float32 weights, each for policy and value)."""
 MAX_ROLLOUT_ROWS = 2**18
 """The most rollout-buffer rows (``n_steps`` x ``n_envs``) a zip may declare: SB3 allocates the buffer
 at load (about 1 KiB a row here), and SB3's own defaults use 2,048 x a few envs."""
 SIZE_KEYS = ("n_steps", "n_envs", "batch_size", "n_epochs")
-"""The largest network an SB3 zip may declare (80 MB of float32 weights, each for policy and value)."""
+SB3_ENTRIES = ("data", "_stable_baselines3_version", "system_info.txt")
+"""What ``save_to_zip_file`` writes besides its ``NAME.pth`` files (weights, optimizer states)."""
+
+
+def _not_sb3_layout(names: list[str]) -> str | None:
+    """Why entry names are not what SB3 writes (:data:`SB3_ENTRIES` and ``.pth`` files, ``data``
+    among them), or ``None``: an entry SB3 never reads can only be there to mislead a check."""
+    if "data" not in names:
+        return "its archive has no 'data' entry: it is not a Stable-Baselines3 zip"
+    odd = next((n for n in names if n not in SB3_ENTRIES and not n.endswith(".pth")), None)
+    if odd is not None:
+        return f"its archive holds {clip(odd, 80)!r}, which Stable-Baselines3 does not write (a crafted file)"
+    return None
 
 
 def _check_sizes(path: Path, data: dict[str, Any]) -> None:
@@ -128,21 +142,23 @@ class SB3Bot(Bot):
         self.device = resolve_device(device)
         self.path = Path(path)
         self.deterministic = deterministic
-        if not self.path.is_file():
-            raise ValueError(f"SB3 model {self.path} does not exist or is not a file")
+        check_untrusted(self.path, "Stable-Baselines3 model", MAX_UNPACKED_BYTES, ValueError)
+        names = check_zip(
+            self.path,
+            str(self.path),
+            "Stable-Baselines3 model",
+            MAX_UNPACKED_BYTES,
+            _not_sb3_layout,
+            ValueError,
+        )
+        if names is None:
+            raise ValueError(f"{self.path} is not a Stable-Baselines3 zip (not a zip archive)")
         try:
             with zipfile.ZipFile(self.path) as z:
-                if len(set(z.namelist())) != len(z.namelist()):
+                if z.getinfo("data").file_size > MAX_DATA_BYTES:
                     raise ValueError(
-                        f"{self.path} holds an entry name twice (a crafted file: the entry checked "
-                        "might not be the one loaded)"
-                    )
-                unpacked = sum(info.file_size for info in z.infolist())
-                if unpacked > MAX_UNPACKED_BYTES or z.getinfo("data").file_size > MAX_DATA_BYTES:
-                    raise ValueError(
-                        f"{self.path} unpacks to {unpacked / 2**20:,.0f} MiB (its 'data' entry to "
-                        f"{z.getinfo('data').file_size / 2**20:,.1f} MiB), more than an SB3 model here may "
-                        f"({MAX_UNPACKED_BYTES / 2**20:.0f} MiB, 'data' {MAX_DATA_BYTES / 2**20:.0f} MiB): refused unread"
+                        f"{self.path}: its 'data' entry unpacks to {z.getinfo('data').file_size / 2**20:,.1f} MiB, "
+                        f"more than a Stable-Baselines3 model's may ({MAX_DATA_BYTES / 2**20:.0f} MiB): refused unread"
                     )
                 data = json.loads(z.read("data"))
         except (zipfile.BadZipFile, KeyError, json.JSONDecodeError, OSError, RecursionError) as e:
