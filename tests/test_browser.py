@@ -484,7 +484,7 @@ def test_a_person_plays_a_whole_game_on_the_cards_and_replays_it(server: str, tm
 def test_watching_two_bots_and_stepping_through_a_record_file_of_many_games(
     server: str, tmp_path: Path
 ) -> None:
-    from hanamikoji_env.play.session import bot_game
+    from hanamikoji_env.play.replays import bot_game
 
     games = [bot_game(("heuristic", "random"), seed=s) for s in (2, 3, 4)]  # the second lasts two rounds
     path = tmp_path / "games.jsonl"
@@ -576,14 +576,14 @@ def test_watching_two_bots_and_stepping_through_a_record_file_of_many_games(
 
 
 def replay_frames_of(record: records.GameRecord) -> list[dict]:
-    from hanamikoji_env.play.session import replay_frames
+    from hanamikoji_env.play.replays import replay_frames
 
     return replay_frames(record)
 
 
 @pytest.mark.slow
 def test_the_board_fits_a_phone_and_keys_play_it(server: str, tmp_path: Path) -> None:
-    from hanamikoji_env.play.session import bot_game
+    from hanamikoji_env.play.replays import bot_game
 
     with sync_api.sync_playwright() as p:
         browser = _launch(p)
@@ -767,7 +767,7 @@ def test_the_pages_pure_helpers(server: str) -> None:
 
 
 def bot_record() -> records.GameRecord:
-    from hanamikoji_env.play.session import bot_game
+    from hanamikoji_env.play.replays import bot_game
 
     return bot_game(("heuristic", "search"), seed=5)
 

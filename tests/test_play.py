@@ -39,14 +39,10 @@ from hanamikoji_env.aec import AGENTS
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.observation import decode
 from hanamikoji_env.play import geishas
-from hanamikoji_env.play.session import (
-    VIEW_KEYS,
-    GameSession,
-    board,
-    bot_game,
-    card_names,
-    replay_frames,
-)
+from hanamikoji_env.play.geishas import card_names
+from hanamikoji_env.play.replays import bot_game, replay_frames
+from hanamikoji_env.play.session import VIEW_KEYS, GameSession
+from hanamikoji_env.play.views import board
 from hanamikoji_env.rules import cards_of
 
 extra("textual")
@@ -56,7 +52,8 @@ from fastapi import HTTPException  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
 
 from hanamikoji_env.play import tui  # noqa: E402
-from hanamikoji_env.play.server import GameStore, create_app  # noqa: E402
+from hanamikoji_env.play.server import create_app  # noqa: E402
+from hanamikoji_env.play.store import GameStore  # noqa: E402
 
 PRIVATE_KINDS = {"secret", "trade-off", "draw"}
 
@@ -348,7 +345,7 @@ def test_each_geisha_has_a_name_a_colour_and_her_value_in_every_label() -> None:
 
 
 def test_replays_name_the_seats_as_the_board_does() -> None:
-    from hanamikoji_env.play.session import seat_names
+    from hanamikoji_env.play.replays import seat_names
 
     assert seat_names(("human", "heuristic")) == ("you", "heuristic")
     assert seat_names(("search", "human")) == ("search", "you")
@@ -778,7 +775,7 @@ def test_the_number_of_games_and_their_idle_lifetime_are_bounded(client: TestCli
 def test_a_full_server_frees_the_least_recently_active_game_for_a_new_visitor() -> None:
     """A full server takes the place of the game idle longest, once idle a short while, while a
     game moved in just now is never taken (here each address holds one game: no holder pays)."""
-    from hanamikoji_env.play.server import FULL_IDLE_SECONDS
+    from hanamikoji_env.play.store import FULL_IDLE_SECONDS
 
     now = [0.0]
     store = GameStore(max_games=100, idle_seconds=3600, clock=lambda: now[0])
@@ -1460,7 +1457,7 @@ def test_the_page_has_an_icon(client: TestClient) -> None:
 
 
 def test_counts_read_in_the_right_number() -> None:
-    from hanamikoji_env.play.session import game_summary
+    from hanamikoji_env.play.views import game_summary
     from hanamikoji_env.records import counted
 
     assert [counted(n, "geisha") for n in (0, 1, 2)] == ["0 geishas", "1 geisha", "2 geishas"]

@@ -11,7 +11,8 @@ The server sends a browser only its own player's view (:meth:`GameSession.view`)
 never the opponent's cards or the deck.  It is built to keep serving everyone
 while one client misbehaves:
 
-- **Bounded input.**  A request body is at most :data:`MAX_BODY_BYTES` (16 KiB;
+- **Bounded input.**  A request body is at most
+  :data:`~hanamikoji_env.play.bodies.MAX_BODY_BYTES` (16 KiB;
   a replay :data:`records.MAX_LINE_BYTES`), refused (413) before it is parsed;
   only ``application/json`` is accepted (415); ``NaN``, ``Infinity`` and numbers
   longer than 20 digits are 422s; an error never echoes more than a short excerpt.
@@ -24,13 +25,13 @@ while one client misbehaves:
   :data:`~hanamikoji_env.play.workers.MAX_REPLAY_DECISIONS` decisions, and at most
   :data:`REPLAYS_AT_ONCE` replays and :data:`WATCHED_AT_ONCE` bot games are in
   hand at once (503).
-- **Slots.**  At most ``max_games`` games are in play, :data:`PER_CLIENT_GAMES` from
+- **Slots.**  At most ``max_games`` games are in play, :data:`~hanamikoji_env.play.store.PER_CLIENT_GAMES` from
   one address (429); a finished game frees its slot at once and keeps only its
-  view and record (downloadable among the latest :data:`FINISHED_KEPT`), and a game
+  view and record (downloadable among the latest :data:`~hanamikoji_env.play.store.FINISHED_KEPT`), and a game
   with no move for ``idle_seconds`` is dropped (reading a game does not keep it
-  alive; a game nobody has moved in goes after :data:`UNSTARTED_SECONDS`); when the
+  alive; a game nobody has moved in goes after :data:`~hanamikoji_env.play.store.UNSTARTED_SECONDS`); when the
   server is full, a new visitor's game takes the place of the game idle longest, or
-  of the address holding the most games (:meth:`GameStore._free_a_slot`).  A
+  of the address holding the most games (:meth:`~hanamikoji_env.play.store.GameStore._free_a_slot`).  A
   client (by address) starts at most :data:`NEW_GAMES_PER_MINUTE` games and replays
   a minute (429), and watches at most :data:`PER_CLIENT_WATCHES` bot games at once.
 - **Connections.**  A request must arrive whole (its body too) within
@@ -80,33 +81,48 @@ import argparse
 import asyncio
 import logging
 import os
-import secrets
 import signal
 import socket
 import threading
-import time
-from collections import Counter, OrderedDict, deque
+from collections import Counter
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, FastAPI, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
-from starlette.requests import ClientDisconnect
 
 from hanamikoji_env import records
-from hanamikoji_env.actions import NUM_ACTIONS, TOKEN_NAMES, TOKEN_SIZES
+from hanamikoji_env.actions import TOKEN_NAMES, TOKEN_SIZES
 from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.excerpt import clip
 from hanamikoji_env.first_run import warm_up
 from hanamikoji_env.play import geishas
-from hanamikoji_env.play.protocol import BodyError, json_body
+from hanamikoji_env.play.bodies import (
+    MAX_BODY_BYTES,
+    Move,
+    NewGame,
+    Turn,
+    Watch,
+    has_body,
+    parse_json,
+    read_body,
+    validate,
+)
+from hanamikoji_env.play.protocol import BodyError
 from hanamikoji_env.play.session import GameSession
+from hanamikoji_env.play.store import (
+    PER_CLIENT_GAMES,
+    FinishedGame,
+    GameStore,
+    HeldGame,
+    RateLimit,
+    view,
+)
 from hanamikoji_env.play.workers import PooledBot, Workers, replayed, watched
 from hanamikoji_env.rules import check_round_limit
 
@@ -114,17 +130,12 @@ if TYPE_CHECKING:
     import uvicorn
 
 BUILTIN_OPPONENTS = ("random", "heuristic", "search")
-MAX_SEED = 2**63 - 1
-MAX_BODY_BYTES = 16 * 1024
-"""The largest request body but a replay's (a move or a new game is a few dozen bytes)."""
 NEW_GAMES_PER_MINUTE = 30
 """New games a client may start a minute, played and watched together."""
 WATCHED_AT_ONCE = 4
 """Bot games the server plays for watchers at the same time (each queued for a worker)."""
 REPLAYS_AT_ONCE = 4
 """Replays the server prepares at the same time (each queued for a worker)."""
-PER_CLIENT_GAMES = 10
-"""Games in play one address may hold (a person plays one, or a few in tabs)."""
 PER_CLIENT_WATCHES = 2
 """Bot games one address may be watching at the same time."""
 KEEP_ALIVE_SECONDS = 5
@@ -134,15 +145,6 @@ MAX_FILES = 65_536
 hard limit)."""
 RESERVED_FILES = 200
 """Open files kept from the connection cap: the package's files, logs, pipes, threads."""
-UNSTARTED_SECONDS = 300.0
-"""A game nobody has moved in is dropped after this long (or ``idle_seconds``, if shorter): a
-client that gave up at once (a timed-out cold start) does not hold a slot for an hour."""
-FULL_IDLE_SECONDS = 30.0
-"""When the server holds its limit of games, the one idle longest gives its slot to a new game
-once idle this long: abandoned games never lock new visitors out, a player thinking over a move
-for less than this keeps theirs."""
-FINISHED_KEPT = 1000
-"""Finished games whose records stay downloadable (the newest)."""
 SECURITY_HEADERS = {
     "X-Frame-Options": "DENY",
     "Content-Security-Policy": "default-src 'self'; object-src 'none'; base-uri 'none'; "
@@ -151,211 +153,6 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "same-origin",
 }
 """On every reply: the page may not be framed, and it runs only this server's own files."""
-
-
-class NewGame(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    opponent: str | None = Field(default=None, max_length=200)
-    seat: Annotated[StrictInt, Field(ge=0, le=1)] = 0
-    seed: Annotated[StrictInt, Field(ge=0, le=MAX_SEED)] | None = None
-
-
-class Move(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    action: Annotated[StrictInt, Field(ge=0, lt=NUM_ACTIONS)]
-    pair_a: (
-        Annotated[list[Annotated[StrictInt, Field(ge=0, le=6)]], Field(min_length=2, max_length=2)] | None
-    ) = None
-    """With a split: the two cards the person calls pair A (the log and the table keep it)."""
-
-
-class Turn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    token: Annotated[StrictInt, Field(ge=0, le=3)] | None = None
-    cards: Annotated[list[Annotated[StrictInt, Field(ge=0, le=6)]], Field(min_length=1, max_length=4)]
-
-
-class Watch(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    players: Annotated[list[Annotated[str, Field(max_length=200)]], Field(min_length=2, max_length=2)]
-    seed: Annotated[StrictInt, Field(ge=0, le=MAX_SEED)] | None = None
-
-
-@dataclass
-class _Game:
-    session: GameSession
-    last_move: float
-    """When the game was created or last moved (reads do not count)."""
-    client: str = "?"
-    """The address that started it."""
-    started: bool = False
-    """Whether the person has moved in it yet."""
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    """Guards the session while a thread moves in it or reads its view."""
-    turn: asyncio.Lock = field(default_factory=asyncio.Lock)
-    """One move request at a time, held from the person's move to the bot's last reply."""
-
-
-class _Finished(NamedTuple):
-    """What a finished game keeps: its last view and its record, not its session and bot."""
-
-    view: dict[str, Any]
-    record: str
-
-
-class GameStore:
-    """The games in play (bounded in number and idle lifetime, each with its own lock), and the
-    records of the latest finished ones."""
-
-    def __init__(
-        self,
-        max_games: int,
-        idle_seconds: float,
-        clock: Callable[[], float] = time.monotonic,
-        per_client: int = PER_CLIENT_GAMES,
-    ) -> None:
-        self.max_games, self.idle_seconds, self.clock, self.per_client = (
-            max_games,
-            idle_seconds,
-            clock,
-            per_client,
-        )
-        self.games: OrderedDict[str, _Game] = OrderedDict()
-        self.finished: OrderedDict[str, _Game] = OrderedDict()
-        self.lock = threading.Lock()
-        """Guards the two dicts only, never a game's work."""
-
-    def _sweep(self) -> None:
-        now = self.clock()
-        unstarted = min(self.idle_seconds, UNSTARTED_SECONDS)
-        for gid in [
-            g
-            for g, game in self.games.items()
-            if now - game.last_move > (self.idle_seconds if game.started else unstarted)
-        ]:
-            del self.games[gid]
-
-    def _free_a_slot(self, client: str) -> None:
-        """The server is full: the least recently active game goes if it has been idle for
-        :data:`FULL_IDLE_SECONDS`; else the least recently active game of the address holding
-        the most, if it holds more than ``client`` does and more than one (held games are paid
-        for by their address first: ten addresses holding ten games each, all moving, never lock
-        out an eleventh; a visitor's only game is never taken while it moves)."""
-        gid, game = min(self.games.items(), key=lambda item: item[1].last_move)
-        if self.clock() - game.last_move >= FULL_IDLE_SECONDS:
-            del self.games[gid]
-            return
-        held = Counter(g.client for g in self.games.values())
-        most = max(held.values())
-        if most > max(held[client], 1):
-            gid, _ = min(
-                ((g, game) for g, game in self.games.items() if held[game.client] == most),
-                key=lambda item: item[1].last_move,
-            )
-            del self.games[gid]
-
-    def add(self, session: GameSession, client: str = "?") -> str:
-        with self.lock:
-            self._sweep()
-            if len(self.games) >= self.max_games:
-                self._free_a_slot(client)
-            if len(self.games) >= self.max_games:
-                raise HTTPException(
-                    503, f"the server holds its limit of {self.max_games} games in play; try again later"
-                )
-            if sum(game.client == client for game in self.games.values()) >= self.per_client:
-                raise HTTPException(
-                    429, f"one address may hold {self.per_client} games in play; finish or leave one first"
-                )
-            gid = secrets.token_urlsafe(16)
-            self.games[gid] = _Game(session, self.clock(), client)
-            return gid
-
-    def get(self, gid: str) -> _Game | _Finished:
-        with self.lock:
-            self._sweep()
-            game = self.games.get(gid) or self.finished.get(gid)
-        if game is None:
-            raise HTTPException(
-                404,
-                f"unknown game id: games live in this server's memory only, so a restart ends them, and a "
-                f"game with no move for {self.idle_seconds / 60:.0f} min is dropped (when the server is full, "
-                f"one idle for {FULL_IDLE_SECONDS:.0f} s, or one of the address holding the most, gives "
-                "its place to a new visitor); start a new game",
-            )
-        return game
-
-    def after_move(self, gid: str, game: _Game) -> None:
-        """After a move: the game's idle clock restarts, and a finished game frees its slot."""
-        with self.lock:
-            game.last_move, game.started = self.clock(), True
-            if game.session.over and self.games.pop(gid, None) is not None:
-                self.finished[gid] = _Finished(
-                    view(gid, game.session), game.session.record().to_json() + "\n"
-                )
-                while len(self.finished) > FINISHED_KEPT:
-                    self.finished.popitem(last=False)
-
-
-class RateLimit:
-    """At most ``per_minute`` events per key in any minute (a sliding window)."""
-
-    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic) -> None:
-        self.per_minute, self.clock = per_minute, clock
-        self.events: dict[str, deque[float]] = {}
-        self.lock = threading.Lock()
-
-    def allow(self, key: str) -> bool:
-        now = self.clock()
-        with self.lock:
-            if len(self.events) > 10_000:  # forget quiet clients
-                self.events = {k: q for k, q in self.events.items() if q and now - q[-1] < 60}
-            window = self.events.setdefault(key, deque())
-            while window and now - window[0] >= 60:
-                window.popleft()
-            if len(window) >= self.per_minute:
-                return False
-            window.append(now)
-            return True
-
-
-def parse_json(body: bytes) -> Any:
-    """A request body as JSON (:func:`~hanamikoji_env.play.protocol.json_body`), or a 422."""
-    try:
-        return json_body(body)
-    except BodyError as e:
-        raise HTTPException(422, str(e)) from None
-
-
-def validate(model: type[BaseModel], data: Any) -> Any:
-    """``data`` as ``model``, or a 422 naming the fields at fault (never echoing the input)."""
-    try:
-        return model.model_validate(data if data is not None else {})
-    except ValidationError as e:
-        problems = "; ".join(
-            f"{'.'.join(str(x) for x in err['loc']) or 'body'}: {err['msg']}" for err in e.errors()[:5]
-        )
-        raise HTTPException(422, clip(problems, 300)) from None
-
-
-async def read_body(request: Request, limit: int) -> bytes:
-    """The request body, refused (413) past ``limit`` bytes before it is all read, and (415)
-    unless it is declared ``application/json``."""
-    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if kind != "application/json":
-        raise HTTPException(415, f"send the body as application/json, not {clip(kind or 'nothing', 40)}")
-    declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or len(declared) > 12 or int(declared) > limit):
-        raise HTTPException(413, f"a request body here is at most {limit} bytes")
-    body = bytearray()
-    try:
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > limit:
-                raise HTTPException(413, f"a request body here is at most {limit} bytes")
-    except ClientDisconnect:  # gone mid-body (or cut by the deadline): nobody to answer, nothing to log
-        raise HTTPException(400, "the request body was cut off") from None
-    return bytes(body)
 
 
 @dataclass
@@ -397,10 +194,6 @@ router = APIRouter()
 
 def server(request: Request) -> Server:
     return request.app.state.server
-
-
-def view(gid: str, session: GameSession) -> dict[str, Any]:
-    return {"id": gid, **session.view()}
 
 
 def client_of(request: Request) -> str:
@@ -472,12 +265,12 @@ def opponents(request: Request) -> dict[str, Any]:
 async def new_game(request: Request) -> dict[str, Any]:
     srv = server(request)
     body = validate(
-        NewGame, parse_json(await read_body(request, MAX_BODY_BYTES)) if _has_body(request) else None
+        NewGame, parse_json(await read_body(request, MAX_BODY_BYTES)) if has_body(request) else None
     )
     chosen = body.opponent or srv.opponent
     srv.admit(request, [chosen], "opponent must be one of")
 
-    def start() -> tuple[str, _Game]:
+    def start() -> tuple[str, HeldGame]:
         pooled = srv.workers.bot(chosen)  # a light bot replies within the session, in this thread
         session = GameSession(
             chosen,
@@ -499,7 +292,7 @@ async def new_game(request: Request) -> dict[str, Any]:
 async def get_game(gid: str, request: Request) -> dict[str, Any]:
     srv = server(request)
     game = await run_in_threadpool(srv.store.get, gid)
-    if isinstance(game, _Finished):
+    if isinstance(game, FinishedGame):
         return game.view
     if isinstance(game.session.bot, PooledBot):  # after the bot's reply in hand, or one a failed
         return await shielded(_moved(srv, gid, game, None))  # request left (a worker killed)
@@ -515,13 +308,13 @@ async def apply_move(srv: Server, gid: str, move: Callable[[GameSession], None])
     """The view after ``move`` (the person's) and the bot's replies; a move the session refuses
     is a 400, the game unchanged."""
     game = await run_in_threadpool(srv.store.get, gid)
-    if isinstance(game, _Finished):
+    if isinstance(game, FinishedGame):
         raise HTTPException(409, "the game is over: start a new one")
     return await shielded(_moved(srv, gid, game, move))
 
 
 async def _moved(
-    srv: Server, gid: str, game: _Game, move: Callable[[GameSession], None] | None
+    srv: Server, gid: str, game: HeldGame, move: Callable[[GameSession], None] | None
 ) -> dict[str, Any]:
     """``move`` (None: none, a new game), then the bot's moves until it is the person's turn
     again, one request of the game at a time.  The person's move and the view are made in a
@@ -549,7 +342,7 @@ async def _moved(
 
 
 async def _bot_replies(
-    srv: Server, game: _Game, locked: Callable[[Callable[[GameSession], Any]], Any]
+    srv: Server, game: HeldGame, locked: Callable[[Callable[[GameSession], Any]], Any]
 ) -> None:
     """The bot's moves in a worker, each applied in a thread (a light bot has made its replies
     within the person's move)."""
@@ -607,7 +400,7 @@ async def watch(request: Request) -> dict[str, Any]:
 @router.get("/api/games/{gid}/record")
 def record(gid: str, request: Request) -> Response:
     game = server(request).store.get(gid)
-    if isinstance(game, _Finished):
+    if isinstance(game, FinishedGame):
         line = game.record
     else:
         with game.lock:
@@ -673,11 +466,6 @@ def create_app(
     app.middleware("http")(same_origin)
     app.include_router(router)
     return app
-
-
-def _has_body(request: Request) -> bool:
-    """Whether a POST carries a body (a new game may come without one: the defaults)."""
-    return request.headers.get("content-length", "0") != "0" or "transfer-encoding" in request.headers
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -11,9 +11,9 @@ nothing in a view can hold the opponent's hand, Secret, Trade-off, the
 removed card or the pile order.
 
 A finished game gives its :meth:`~GameSession.record` (see
-:mod:`hanamikoji_env.records`).  :func:`replay_frames` turns a record into
-full-information positions for a replay view (a record holds every deck, so
-nothing is hidden there).
+:mod:`hanamikoji_env.records`), which :mod:`~hanamikoji_env.play.replays` shows
+move by move.  What a view's board and choices hold is built in
+:mod:`~hanamikoji_env.play.views`, its log in :mod:`~hanamikoji_env.play.narration`.
 """
 
 from __future__ import annotations
@@ -23,20 +23,15 @@ from typing import Any
 
 import numpy as np
 
-from hanamikoji_env import engine, records
+from hanamikoji_env import records
 from hanamikoji_env.actions import (
     CARD,
     CARD_BASE,
-    COMPETITION,
-    GIFT,
-    GIFT_TAKE,
     NUM_ACTIONS,
-    SECRET,
     SPLIT,
     TOKEN,
     TOKEN_NAMES,
     TOKEN_SIZES,
-    TRADEOFF,
     action_name,
     decode_action,
     split_sets,
@@ -45,21 +40,16 @@ from hanamikoji_env.aec import AGENTS, raw_env
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.excerpt import short
-from hanamikoji_env.games import play_env
 from hanamikoji_env.observation import InfoSet, decode
 from hanamikoji_env.play.geishas import card_label, card_names
+from hanamikoji_env.play.narration import describe, describe_last, event, scoring_event
+from hanamikoji_env.play.views import board, choice, game_summary, round_end_board, standing
 from hanamikoji_env.rules import (
-    CENTRE,
     DRAW,
     NUM_GEISHAS,
-    VALUES,
-    WIN_GEISHAS,
-    WIN_POINTS,
     Phase,
-    State,
     cards_of,
     count_cards,
-    score,
 )
 
 HUMAN = "human"
@@ -270,14 +260,14 @@ class GameSession:
                 ended = round_end_board(before, summaries[-1], self.seat, mine, action)
                 self._add(new)
                 self._add_step(ended, round_before, "ROUND_OVER")
-                new = [_scoring_event(summaries, self.seat, self.result())]
+                new = [scoring_event(summaries, self.seat, self.result())]
             if not self.over:
                 starts = "you start" if after.i_started else "the opponent starts"
-                new.append(_event("table", "deal", [], f"Round {after.round} dealt; {starts}."))
+                new.append(event("table", "deal", [], f"Round {after.round} dealt; {starts}."))
         else:
             new += describe(before, after, mine, action if public else None, swap)
         if self.over:
-            new.append(_event("table", "end", [], self.result()["text"]))  # type: ignore[index]
+            new.append(event("table", "end", [], self.result()["text"]))  # type: ignore[index]
         self._add(new)
         if not mine and new and ended is None:  # the bot choosing cards, unseen yet, is no step
             self._add_step(self._board(after), after.round, after.phase.name)
@@ -347,7 +337,7 @@ class GameSession:
             "choices": [choice(a, info) for a in self.legal_actions()],
             "turn": self._turn_choices(info),
             "events": list(self.events),
-            "last_round": _scoring_event(last, self.seat, self.result()) if last else None,
+            "last_round": scoring_event(last, self.seat, self.result()) if last else None,
             "result": self.result(),
             "practice": self.practice,
             "steps": list(self.steps),
@@ -381,441 +371,5 @@ class GameSession:
         return records.from_env(self.env, (players[0], players[1]), meta, stopped=stopped)
 
 
-# ---------------------------------------------------- observation views ---
-
-
-def board(info: InfoSet) -> dict[str, Any]:
-    """The table as the observing player sees it: all from their decoded observation."""
-    owner = {CENTRE: None, 0: "you", 1: "opponent"}
-    return {
-        "charm": list(VALUES),
-        "markers": [owner[m] for m in info.markers],
-        "your_side": list(info.placed_me),
-        "their_side": list(info.placed_opp),
-        "hand": list(cards_of(info.hand)),
-        "secret": info.secret,
-        "tradeoff": list(cards_of(info.tradeoff)),
-        "token": info.token,
-        "selection": list(cards_of(info.selection)),
-        "offer": list(cards_of(info.offer)),
-        "set_a": list(cards_of(info.set_a)),
-        "set_b": list(cards_of(info.set_b)),
-        "your_tokens": [not s for s in info.spent_me],
-        "their_tokens": [not s for s in info.spent_opp],
-        "their_hand_size": info.opp_hand_size,
-        "draw_pile_size": info.draw_pile_size,
-        "your_decision": info.my_decision,
-        "playing": playing(info),
-        "their_face_down": {
-            "secret": info.spent_opp[SECRET],
-            "tradeoff": TOKEN_SIZES[TRADEOFF] * info.spent_opp[TRADEOFF],
-        },
-    }
-
-
-OFFERS = {GIFT: "gift", COMPETITION: "competition"}
-"""The tokens whose cards lie face up on the table until answered, as a board names them."""
-
-
-def playing(info: InfoSet) -> dict[str, Any] | None:
-    """The token on the table now, whose it is and whether its cards lie there as an offer
-    (``{"token": t, "by": "you" | "opponent", "offer": "gift" | "competition" | None}``): a Gift
-    or Competition offered and not yet answered, or the token whose cards are being chosen (the
-    mover's, seen only by the mover); None between turns."""
-    mover, other = ("you", "opponent") if info.my_decision else ("opponent", "you")
-    return _on_table(info.phase, info.token, mover, other)
-
-
-def _on_table(phase: Phase, token: int, mover: str | int, other: str | int) -> dict[str, Any] | None:
-    """:func:`playing` for a position's ``phase`` and ``token``, the players named as the caller
-    names them (``mover``: whoever decides now)."""
-    if phase == Phase.SELECT and token >= 0:
-        return {"token": token, "by": mover, "offer": None}
-    if phase in (Phase.SPLIT, Phase.GIFT_ANSWER, Phase.COMP_ANSWER):
-        token = GIFT if phase == Phase.GIFT_ANSWER else COMPETITION
-        return {"token": token, "by": mover if phase == Phase.SPLIT else other, "offer": OFFERS[token]}
-    return None
-
-
-def round_end_board(
-    before: InfoSet, summary: dict[str, Any], seat: int, mine: bool, action: int
-) -> dict[str, Any]:
-    """The table the person sees once a round's last move is played and before it is scored:
-    every token spent, every card on the table with both Secrets still face down (the person's
-    own shown to them), hands empty.  ``before`` is the person's observation before that move,
-    ``summary`` the round's scoring (its ``placed`` holds the Secrets)."""
-    me, opp = seat, 1 - seat
-    table = board(before)
-    hidden = [[int(g == summary["secrets"][s]) for g in range(NUM_GEISHAS)] for s in (me, opp)]
-    tradeoff = list(cards_of(before.tradeoff))
-    if mine and before.phase == Phase.SELECT and before.token == TRADEOFF:  # the person's last move
-        tradeoff = sorted([*cards_of(before.selection), decode_action(action).index])
-    table.update(
-        your_side=[p - h for p, h in zip(summary["placed"][me], hidden[0], strict=True)],
-        their_side=[p - h for p, h in zip(summary["placed"][opp], hidden[1], strict=True)],
-        hand=[],
-        secret=summary["secrets"][me],
-        tradeoff=tradeoff,
-        token=-1,
-        selection=[],
-        offer=[],
-        set_a=[],
-        set_b=[],
-        your_tokens=[False] * len(TOKEN_NAMES),
-        their_tokens=[False] * len(TOKEN_NAMES),
-        their_hand_size=0,
-        your_decision=False,
-        playing=None,
-    )
-    return table
-
-
-def standing(markers: list[str | None]) -> dict[str, dict[str, int]]:
-    """Charm points and geishas of each side as the favour markers stand now."""
-    return {
-        side: {
-            "charm": sum(VALUES[g] for g, m in enumerate(markers) if m == side),
-            "geishas": sum(m == side for m in markers),
-        }
-        for side in ("you", "opponent")
-    }
-
-
-def game_summary(
-    points: list[int], geishas: list[int], w: int | None, names: tuple[str, str], rounds: int
-) -> dict[str, Any]:
-    """The end of a game for two sides ``names`` (``points``/``geishas`` in that order, ``w`` the
-    winner's index, None for a draw): the score, why it ended, and all of it in one sentence."""
-    why = ending_reason(points, geishas, w, names, rounds)
-    head = "a draw" if w is None else f"{names[w]} {'win' if names[w] == 'you' else 'wins'}"
-    order = "yours first" if names[0] == "you" else f"{names[0]} first"
-    text = (  # sentences, so a narrow board can put each on a line of its own
-        f"Game over after {records.counted(rounds, 'round')}: {head}. Charm points {points[0]}-{points[1]}, "
-        f"geishas {geishas[0]}-{geishas[1]} ({order}). {why[0].upper()}{why[1:]}."
-    )
-    return {"points": points, "geishas": geishas, "reason": why, "text": text}
-
-
-def ending_reason(
-    points: list[int], geishas: list[int], w: int | None, names: tuple[str, str], rounds: int
-) -> str:
-    """Why a game ended, in words: ``points``/``geishas`` of the two sides ``names`` (in that
-    order), ``w`` the winner's index in them, None for a draw."""
-    if w is None:
-        return f"the round limit ({rounds}) was reached with charm points and geishas level"
-    if points[w] >= WIN_POINTS:
-        return f"{names[w]} reached {points[w]} charm points (a win at {WIN_POINTS})"
-    if geishas[w] >= WIN_GEISHAS:
-        return f"{names[w]} won the favour of {geishas[w]} geishas (a win at {WIN_GEISHAS})"
-    lead = "more charm points" if points[w] != points[1 - w] else "more geishas"
-    return f"the round limit ({rounds}) was reached and {names[w]} had {lead}"
-
-
 def _token_list(tokens: list[int]) -> str:
     return ", ".join(f"{t} ({TOKEN_NAMES[t]})" for t in tokens) or "none"
-
-
-def choice(action: int, info: InfoSet) -> dict[str, Any]:
-    """A legal action as a board draws and sends it, decoded here so no board computes an id:
-    ``action`` (the id to send), ``label`` (its words), ``kind`` (:func:`decode_action`'s),
-    ``cards`` (the card it adds or takes, or the pair it takes), and by kind ``token`` (a token),
-    ``sets`` (a split's two pairs) or ``pair`` (0 for pair A, 1 for B)."""
-    kind, index = decode_action(action)
-    out: dict[str, Any] = {"action": action, "label": choice_label(action, info), "kind": kind, "cards": []}
-    if kind == TOKEN:
-        out["token"] = index
-    elif kind in (CARD, GIFT_TAKE):
-        out["cards"] = [index]
-    elif kind == SPLIT:
-        out["sets"] = [list(s) for s in split_sets(cards_of(info.offer), index)]
-    else:
-        out["pair"] = index
-        out["cards"] = list(cards_of(info.set_b if index else info.set_a))
-    return out
-
-
-def choice_label(action: int, info: InfoSet) -> str:
-    """A person's words for a legal action in the position ``info`` describes."""
-    kind, index = decode_action(action)
-    if kind == TOKEN:
-        n = TOKEN_SIZES[index]
-        return f"{TOKEN_NAMES[index]} ({n} card{'s' if n > 1 else ''})"
-    if kind == CARD:
-        return card_label(index)
-    if kind == SPLIT:
-        a, b = split_sets(cards_of(info.offer), index)
-        return f"{card_names(a)} | {card_names(b)}"
-    if kind == GIFT_TAKE:
-        return f"take {card_label(index)}"
-    taken = info.set_b if index else info.set_a
-    return f"take {'AB'[index]}: {card_names(cards_of(taken))}"
-
-
-def _event(who: str, kind: str, cards: list[int], text: str) -> dict[str, Any]:
-    return {"who": who, "kind": kind, "cards": cards, "text": text}
-
-
-def _minus(a: tuple[int, ...], b: tuple[int, ...]) -> list[int]:
-    return list(cards_of(tuple(max(0, x - y) for x, y in zip(a, b, strict=True))))
-
-
-def describe(
-    before: InfoSet, after: InfoSet, mine: bool, action: int | None, swap: bool = False
-) -> list[dict[str, Any]]:
-    """The moves the observing player saw happen between two of their observations in one round.
-
-    ``mine``: the observer took the action; ``action`` is given only when the
-    observer may know it (their own, or a public split or answer).  Token plays
-    are told when they complete, as at the table.  ``swap``: the observer's Competition calls
-    the engine's pair B "A" (the pairs as they built them)."""
-    b, a = before, after
-    who, subject, s = ("you", "You", "") if mine else ("opponent", "The opponent", "s")
-    out = []
-    if b.phase == Phase.SELECT and a.phase == Phase.GIFT_ANSWER:
-        cards = list(cards_of(a.offer))
-        out.append(_event(who, "gift", cards, f"{subject} offer{s} a Gift: {card_names(cards)}."))
-    elif b.phase == Phase.SELECT and a.phase == Phase.SPLIT:
-        cards = list(cards_of(a.offer))
-        verb = "play" if mine else "plays"
-        out.append(
-            _event(who, "competition", cards, f"{subject} {verb} Competition with {card_names(cards)}.")
-        )
-    elif b.phase == Phase.SPLIT and a.phase == Phase.COMP_ANSWER:
-        sa, sb = list(cards_of(a.set_a)), list(cards_of(a.set_b))
-        if swap:
-            sa, sb = sb, sa
-        out.append(
-            _event(
-                who,
-                "split",
-                sa + sb,
-                f"{subject} split{s} them: pair A {card_names(sa)} | pair B {card_names(sb)}.",
-            )
-        )
-    elif b.phase in (Phase.GIFT_ANSWER, Phase.COMP_ANSWER):
-        out += describe_last(b, mine, action, swap)
-    else:
-        spent_b = b.spent_me if mine else b.spent_opp
-        spent_a = a.spent_me if mine else a.spent_opp
-        for t in (SECRET, TRADEOFF):
-            if spent_a[t] and not spent_b[t]:
-                cards = [a.secret] if t == SECRET else list(cards_of(a.tradeoff))
-                out.append(_token_event(t, mine, cards))
-    if a.draw_pile_size < b.draw_pile_size:
-        if a.my_decision and a.phase == Phase.TOKEN:
-            drawn = _minus(a.hand, b.hand)
-            out.append(_event("you", "draw", drawn, f"You draw {card_names(drawn)}."))
-        else:
-            out.append(_event("opponent", "draw", [], "The opponent draws a card."))
-    return out
-
-
-def describe_last(
-    before: InfoSet, mine: bool, action: int | None, swap: bool = False
-) -> list[dict[str, Any]]:
-    """An answer (``action`` is public), or the move that ended a round, told from the
-    observation before it: the last token of a round is the one its player has not spent.
-    ``swap`` as for :func:`describe`."""
-    b = before
-    who, subject, s = ("you", "You", "") if mine else ("opponent", "The opponent", "s")
-    yours = "the opponent's" if mine else "your"
-    if b.phase == Phase.GIFT_ANSWER and action is not None:
-        g = decode_action(action).index
-        rest = _minus(b.offer, tuple(int(i == g) for i in range(NUM_GEISHAS)))
-        return [
-            _event(
-                who, "take", [g], f"{subject} take{s} {card_label(g)}; {card_names(rest)} go to {yours} side."
-            )
-        ]
-    if b.phase == Phase.COMP_ANSWER and action is not None:
-        a_taken = decode_action(action).index == 0
-        taken = list(cards_of(b.set_a if a_taken else b.set_b))
-        left = cards_of(b.set_b if a_taken else b.set_a)
-        letter = "A" if a_taken != swap else "B"
-        text = (
-            f"{subject} take{s} pair {letter} ({card_names(taken)}); {card_names(left)} go to {yours} side."
-        )
-        return [_event(who, "take", taken, text)]
-    if b.phase == Phase.SELECT:
-        spent = b.spent_me if mine else b.spent_opp
-        left = [t for t in (SECRET, TRADEOFF) if not spent[t]]
-        if len(left) == 1 and all(spent[t] for t in range(len(spent)) if t != left[0]):
-            cards = [] if action is None else sorted(cards_of(b.selection)) + [decode_action(action).index]
-            return [_token_event(left[0], mine, cards)]
-    return []
-
-
-def _token_event(token: int, mine: bool, cards: list[int]) -> dict[str, Any]:
-    name = TOKEN_NAMES[token]
-    if not mine:
-        what = "a card face down" if token == SECRET else "two cards out of the round, face down"
-        return _event("opponent", name.lower(), [], f"The opponent plays {name}: {what}.")
-    if token == SECRET:
-        return _event("you", "secret", cards, f"You play Secret: {card_names(cards)}, face down.")
-    return _event("you", "trade-off", cards, f"You play Trade-off: {card_names(cards)} leave the round.")
-
-
-def _scoring_event(
-    summaries: list[dict[str, Any]], seat: int, result: dict[str, Any] | None
-) -> dict[str, Any]:
-    """The latest scoring from the person's side, for the log and the round-end screen: the
-    revealed Secrets, each geisha's cards on both sides (Secrets included, never a Trade-off),
-    the markers before and after, and the totals.  All of it is public once a round is scored."""
-    me, opp = seat, 1 - seat
-    s = summaries[-1]
-    owner = {CENTRE: None, me: "you", opp: "opponent"}
-    before = summaries[-2]["markers"] if len(summaries) > 1 else [CENTRE] * NUM_GEISHAS
-    text = (
-        f"Round {s['round']} scored: Secrets revealed (you {card_label(s['secrets'][me])}, the opponent "
-        f"{card_label(s['secrets'][opp])}); charm points {s['points'][me]}-{s['points'][opp]}, "
-        f"geishas {s['geishas'][me]}-{s['geishas'][opp]} (yours first)."
-    )
-    e = _event("table", "scoring", [], text)
-    e["round"] = s["round"]
-    e["secrets"] = [s["secrets"][me], s["secrets"][opp]]
-    e["placed"] = [list(s["placed"][me]), list(s["placed"][opp])]
-    e["markers_before"] = [owner[m] for m in before]
-    e["markers"] = [owner[m] for m in s["markers"]]
-    e["points"] = [s["points"][me], s["points"][opp]]
-    e["geishas"] = [s["geishas"][me], s["geishas"][opp]]
-    e["final"] = result is not None and result.get("points") is not None
-    return e
-
-
-# ------------------------------------------------------------- replays ---
-
-
-def bot_game(
-    players: tuple[str, str], seed: int | None = None, round_limit: int | None = None
-) -> records.GameRecord:
-    """A whole game of two bots (player specs; ``players[0]`` is player_0), for watching: its
-    record, which :func:`replay_frames` shows move by move.  Without a ``seed`` the deals take
-    128 bits from the operating system."""
-    seed = secrets.randbits(128) if seed is None else seed
-    bots = tuple(parse_player(spec).make(seed, round_limit) for spec in players)
-    for i, bot in enumerate(bots):
-        bot.reset(seed=seed + 1 + i)
-    env = play_env((bots[0], bots[1]), seed, round_limit)
-    return records.from_env(env, players, {"source": "hanamikoji-serve watch"})
-
-
-def replay_frames(record: records.GameRecord) -> list[dict[str, Any]]:
-    """Every position of a recorded game with all cards shown (a record holds every deck):
-    the first deal, one frame per move with the move that led to it in words (a token and
-    its cards are one move, shown once the cards are chosen, as at the table), and for each
-    round that ends, the scored table (Secrets revealed, markers moved) before the next
-    deal, so a replay shows what the players saw at the table."""
-    records.verify(record)
-    states = records.replay(record)
-    names = seat_names(record.players)
-    stopped = [] if record.finished else [_frame(states[-1], "The game was stopped here, unfinished.", names)]
-    frames = [_frame(states[0], "The first deal.", names)]
-    for (seat, action), before, state in zip(record.actions, states[:-1], states[1:], strict=True):
-        selecting = state.phase == Phase.SELECT and state.round == before.round
-        if selecting and decode_action(action).kind in (TOKEN, CARD):
-            continue  # a token's cards are being chosen: one frame once they all are
-        text = move_text(before, seat, action, names)
-        ended = state.round != before.round or state.phase == Phase.GAME_OVER
-        if ended:  # the action ended the round: its table, the scoring, the next deal
-            scored = engine.apply(before, action)
-            played = _frame(scored, text, names, seat)
-            played.update(
-                phase="ROUND_OVER",
-                markers=list(before.markers),
-                score=dict(zip(("points", "geishas"), map(list, score(before.markers)), strict=True)),
-                scoring=None,
-                result=None,
-                winner=None,
-            )
-            frames.append(played)
-            frames.append(_frame(scored, _scored_text(scored, names), names))
-            if state.phase != Phase.GAME_OVER:
-                deal = f"Round {state.round} dealt; {_does(names[state.starter], 'start')}."
-                frames.append(_frame(state, deal, names))
-        else:
-            frames.append(_frame(state, text, names, seat))
-    return frames + stopped
-
-
-def seat_names(players: tuple[str, ...] | list[str]) -> tuple[str, str]:
-    """How a replay or a watched game names its two players: ``"you"`` for a person's seat
-    (a record's ``human``), otherwise the player spec; the seat is added only where both
-    would read the same (``"heuristic, seat 1"``)."""
-    shown = ["you" if p == HUMAN else p for p in players]
-    if shown[0] == shown[1]:
-        shown = [f"{p}, seat {i + 1}" for i, p in enumerate(shown)]
-    return shown[0], shown[1]
-
-
-def _does(who: str, verb: str) -> str:
-    """``who`` doing ``verb`` in the present: ``"You take"``, ``"heuristic takes"``."""
-    return f"You {verb}" if who == "you" else f"{who} {verb}s"
-
-
-def move_text(state: State, seat: int, action: int, names: tuple[str, str]) -> str:
-    """A decision in words, told with full information (for replays and watched games)."""
-    who = names[seat]
-    kind, index = decode_action(action)
-    if kind == TOKEN:
-        return f"{_does(who, 'play')} {TOKEN_NAMES[index]}."
-    if kind == CARD:
-        return f"{_does(who, 'play')} {TOKEN_NAMES[state.token]}: {card_names([*state.selection, index])}."
-    if kind == SPLIT:
-        a, b = split_sets(state.offer, index)
-        return (
-            f"{_does(who, 'split')} the Competition cards: pair A {card_names(a)} | pair B {card_names(b)}."
-        )
-    if kind == GIFT_TAKE:
-        return f"{_does(who, 'take')} {card_label(index)} from the Gift."
-    taken = state.offer[2:] if index else state.offer[:2]
-    return f"{_does(who, 'take')} pair {'AB'[index]} ({card_names(taken)})."
-
-
-def _scored_text(state: State, names: tuple[str, str]) -> str:
-    s = state.last_round
-    assert s is not None
-    return (
-        f"Round {s.round} scored: charm points {s.points[0]}-{s.points[1]}, "
-        f"geishas {s.geishas[0]}-{s.geishas[1]} ({names[0]} first)."
-    )
-
-
-def frame_playing(state: State) -> dict[str, Any] | None:
-    """The token on the table in a full-information position and the seat playing it (as
-    :func:`playing` tells it to one player)."""
-    return _on_table(state.phase, state.token, state.to_move, 1 - state.to_move)
-
-
-def _frame(state: State, text: str, names: tuple[str, str], seat: int | None = None) -> dict[str, Any]:
-    scored = state.phase in (Phase.ROUND_OVER, Phase.GAME_OVER)
-    last = None if state.last_round is None else state.last_round.as_dict()
-    result = None
-    if state.phase == Phase.GAME_OVER and state.last_round is not None:
-        s, w = state.last_round, state.winner
-        summary = game_summary(list(s.points), list(s.geishas), None if w == DRAW else w, names, state.round)
-        result = {"winner": w, **summary}
-    return {
-        "move": text,
-        "seat": seat,
-        "round": state.round,
-        "phase": state.phase.name,
-        "to_move": None if scored else state.to_move,
-        "token": state.token,
-        "markers": list(state.markers),
-        "placed": [list(p) for p in state.placed],
-        "hands": [list(cards_of(h)) for h in state.hands],
-        "secrets": list(state.secrets),
-        "tradeoffs": [list(cards_of(t)) for t in state.tradeoffs],
-        "tokens": [[not s for s in sp] for sp in state.spent],
-        "offer": list(state.offer),
-        "pairs": [list(state.offer[:2]), list(state.offer[2:])] if state.phase == Phase.COMP_ANSWER else None,
-        "selection": list(state.selection),
-        "removed": state.removed,
-        "draw_pile": sorted(state.draw_pile),  # what is left, not the order it comes in
-        "playing": None if scored else frame_playing(state),
-        "score": dict(zip(("points", "geishas"), map(list, score(state.markers)), strict=True)),
-        "scoring": last if scored else None,
-        "last_round": last,
-        "result": result,
-        "winner": state.winner,
-    }

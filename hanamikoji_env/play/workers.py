@@ -48,7 +48,7 @@ from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.excerpt import short
 from hanamikoji_env.first_run import warm_up
 from hanamikoji_env.play.protocol import json_body
-from hanamikoji_env.play.session import bot_game, replay_frames, seat_names
+from hanamikoji_env.play.replays import bot_game, replay_frames, seat_names
 from hanamikoji_env.pool import init_worker, new_pool, submit_all
 
 T = TypeVar("T")
