@@ -44,8 +44,18 @@ from numba import njit
 
 from hanamikoji_env.actions import CARD_BASE, NUM_ACTIONS, NUM_TOKENS, TOKEN_SIZES
 from hanamikoji_env.bots.base import Option
-from hanamikoji_env.bots.heuristic import MAX_PLANS, plans_row, position
-from hanamikoji_env.bots.search import PlanningBot, _uniform, planned_actions
+from hanamikoji_env.bots.heuristic import MAX_PLANS
+from hanamikoji_env.bots.search import (
+    ANSWER_NEEDED,
+    PLAN_NEEDED,
+    PlanningBot,
+    candidate_plans,
+    plan_sequence,
+    plan_step,
+    planned_actions,
+    shuffled,
+    uniform,
+)
 from hanamikoji_env.engine import (
     C_PHASE,
     C_TO_MOVE,
@@ -55,7 +65,6 @@ from hanamikoji_env.engine import (
     ROUND_OVER,
     SELECT_PHASE,
     SPLIT_PHASE,
-    TOKEN_PHASE,
     WIDTH,
     ZERO,
     apply_one,
@@ -63,17 +72,11 @@ from hanamikoji_env.engine import (
 )
 from hanamikoji_env.infoset import determinize_row, next_arrangement
 from hanamikoji_env.observation import (
-    O_ROUND,
-    O_SEL,
-    O_TOKEN,
     O_UNSEEN,
     cards,
     decision_phase,
-    entry,
-    one_hot,
-    turns_played,
 )
-from hanamikoji_env.rules import NUM_CARDS, NUM_GEISHAS
+from hanamikoji_env.rules import NUM_CARDS
 from hanamikoji_env.simulate import PLAYOUT_STEPS, apply_sequence_row, playout_row, row_value
 
 LEAVES = np.array([1, 1, 3, 6], dtype=np.int64)
@@ -167,15 +170,11 @@ def _evaluate(o, sequences, lengths, k, leaves, samples, budget, rng, round_limi
     more = True
     while more:
         if not exact:
-            for j in range(n):
-                order[j] = pool[j]
-            for j in range(n - 1, 0, -1):  # Fisher-Yates
-                r = int(_uniform(rng) * (j + 1))
-                order[j], order[r] = order[r], order[j]
+            shuffled(pool, n, rng, order)
         if not determinize_row(o, order, base, ZERO):
             return False
         for t in range(PLAYOUT_STEPS):
-            u[t] = _uniform(rng)
+            u[t] = uniform(rng)
         for c in range(k):
             for j in range(GAME_WIDTH):  # the position; the log is not simulated
                 work[0, j] = base[0, j]
@@ -205,12 +204,10 @@ def _first_best(values, k):
 def _plan_turn(o, tokens, prefix, n_prefix, select, samples, budget, rng, round_limit, plan):
     """Every whole-turn plan of the flagged ``tokens`` whose cards start with ``prefix``, valued;
     the best one's token and cards go to ``plan[2:]``; False if inconsistent."""
-    pos = np.zeros((3, NUM_GEISHAS))
-    position(o, decision_phase(o), pos)
     plan_token = np.zeros(MAX_PLANS, dtype=np.int64)
     plan_cards = np.zeros((MAX_PLANS, 4), dtype=np.int64)
     plan_score = np.zeros(MAX_PLANS)
-    count = plans_row(o, pos, tokens, prefix, n_prefix, plan_token, plan_cards, plan_score)
+    count = candidate_plans(o, tokens, prefix, n_prefix, plan_token, plan_cards, plan_score)
     if count <= 0:
         return False
     chosen = 0
@@ -219,15 +216,7 @@ def _plan_turn(o, tokens, prefix, n_prefix, select, samples, budget, rng, round_
         lengths = np.zeros(count, dtype=np.int64)
         leaves = 0
         for c in range(count):
-            x = 0
-            if not select:  # at a token decision the plan starts with the token
-                sequences[c, 0] = plan_token[c]
-                x = 1
-            for j in range(n_prefix, 4):
-                if plan_cards[c, j] >= 0:
-                    sequences[c, x] = CARD_BASE + plan_cards[c, j]
-                    x += 1
-            lengths[c] = x
+            lengths[c] = plan_sequence(plan_token[c], plan_cards[c], n_prefix, select, sequences[c])
             leaves += LEAVES[plan_token[c]]
         values = np.zeros(count)
         if not _evaluate(o, sequences, lengths, count, leaves, samples, budget, rng, round_limit, values):
@@ -258,40 +247,18 @@ def _best_action(o, legal_actions, phase, samples, budget, rng, round_limit):
 def enum_row(o, m, plan, key, samples, budget, round_limit):
     """EnumBot's action for observation row ``o`` and mask ``m`` (the module docstring), its
     game's plan in ``plan`` (read and updated); -1 if ``o`` is not a consistent decision."""
+    tokens = np.zeros(NUM_TOKENS, dtype=np.int64)
+    prefix = np.zeros(4, dtype=np.int64)
+    legal_actions = np.zeros(NUM_ACTIONS, dtype=np.int64)
+    step, n, k = plan_step(o, m, plan, tokens, prefix, legal_actions)
+    if step != PLAN_NEEDED and step != ANSWER_NEEDED:
+        return step
     rng = np.zeros(1, dtype=np.uint64)
     rng[0] = key
     phase = decision_phase(o)
+    if step == ANSWER_NEEDED:
+        return _best_action(o, legal_actions[:k], phase, samples, budget, rng, round_limit)
     select = phase == SELECT_PHASE
-    turn = turns_played(o)
-    rnd = entry(o, O_ROUND)
-    tokens = np.zeros(NUM_TOKENS, dtype=np.int64)
-    prefix = np.zeros(4, dtype=np.int64)
-    n = ZERO
-    if phase == SELECT_PHASE:
-        token = one_hot(o, O_TOKEN, NUM_TOKENS)
-        n = cards(o, O_SEL, prefix)
-        if token < 0 or n >= 4:
-            return -1
-        same = plan[0] == rnd and plan[1] == turn and plan[2] == token and plan[3 + n] >= 0
-        for x in range(n):
-            same = same and plan[3 + x] == prefix[x]
-        if same:
-            return CARD_BASE + plan[3 + n]
-        tokens[token] = 1  # no plan for this very turn (handed a position mid-turn): plan from here
-    else:
-        legal_actions = np.zeros(NUM_ACTIONS, dtype=np.int64)
-        k = 0
-        for a in range(NUM_ACTIONS):
-            if m[a]:
-                legal_actions[k] = a
-                k += 1
-        if k == 1:
-            return legal_actions[0]
-        if phase != TOKEN_PHASE:
-            return _best_action(o, legal_actions[:k], phase, samples, budget, rng, round_limit)
-        for t in range(NUM_TOKENS):
-            tokens[t] = m[t]
-    plan[0], plan[1] = rnd, turn
     if not _plan_turn(o, tokens, prefix, n, select, samples, budget, rng, round_limit, plan):
         return -1
     return CARD_BASE + plan[3 + n] if select else plan[2]

@@ -71,7 +71,7 @@ _MIX2 = np.uint64(0x94D049BB133111EB)
 
 
 @njit(cache=True)
-def _uniform(state):
+def uniform(state):
     """The next uniform in [0, 1) of the SplitMix64 stream ``state`` (a 1-element uint64 array)."""
     state[0] += _GOLDEN
     z = state[0]
@@ -79,6 +79,86 @@ def _uniform(state):
     z = (z ^ (z >> np.uint64(27))) * _MIX2
     z = z ^ (z >> np.uint64(31))
     return float(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def shuffled(pool, n, rng, order):
+    """``pool[:n]`` into ``order`` in a uniformly random order (Fisher-Yates on ``rng``)."""
+    for j in range(n):  # loops, not array slices: no shape-check code to compile
+        order[j] = pool[j]
+    for j in range(n - 1, 0, -1):
+        r = int(uniform(rng) * (j + 1))
+        order[j], order[r] = order[r], order[j]
+
+
+PLAN_NEEDED = -2
+""":func:`plan_step`: the bot must choose this turn's plan."""
+ANSWER_NEEDED = -3
+""":func:`plan_step`: the bot must choose among the legal actions (a split or an answer)."""
+
+
+@njit(cache=True, inline="always")
+def plan_step(o, m, plan, tokens, prefix, legal):
+    """What every planning bot does first at observation row ``o`` with mask ``m`` and its
+    game's ``plan`` (:data:`PLAN_WIDTH`), as ``(step, n, k)``: ``step`` is the action to play
+    at once (the plan's next card while selecting, or the only legal action), -1 if ``o`` is not
+    a consistent decision, :data:`PLAN_NEEDED` (a whole-turn plan of the tokens flagged in
+    ``tokens`` whose cards start with ``prefix[:n]``; ``plan``'s round and turn are set) or
+    :data:`ANSWER_NEEDED` (one of ``legal[:k]``, at a split or an answer)."""
+    phase = decision_phase(o)
+    turn = turns_played(o)
+    rnd = entry(o, O_ROUND)
+    n = ZERO
+    k = ZERO
+    if phase == SELECT_PHASE:
+        token = one_hot(o, O_TOKEN, NUM_TOKENS)
+        n = cards(o, O_SEL, prefix)
+        if token < 0 or n >= 4:
+            return -1, n, k
+        same = plan[0] == rnd and plan[1] == turn and plan[2] == token and plan[3 + n] >= 0
+        for x in range(n):
+            same = same and plan[3 + x] == prefix[x]
+        if same:
+            return CARD_BASE + plan[3 + n], n, k
+        tokens[token] = 1  # no plan for this very turn (handed a position mid-turn): plan from here
+    else:
+        for a in range(NUM_ACTIONS):
+            if m[a]:
+                legal[k] = a
+                k += 1
+        if k == 1:
+            return legal[0], n, k
+        if phase != TOKEN_PHASE:
+            return ANSWER_NEEDED, n, k
+        for t in range(NUM_TOKENS):
+            tokens[t] = m[t]
+    plan[0], plan[1] = rnd, turn
+    return PLAN_NEEDED, n, k
+
+
+@njit(cache=True, inline="always")
+def candidate_plans(o, tokens, prefix, n_prefix, plan_token, plan_cards, plan_score):
+    """The heuristic's whole-turn plans of the flagged ``tokens`` whose cards start with
+    ``prefix[:n_prefix]`` (:func:`~hanamikoji_env.bots.heuristic.plans_row`, filling the three
+    arrays); how many, or a count <= 0 if ``o`` is inconsistent."""
+    pos = np.zeros((3, NUM_GEISHAS))
+    position(o, decision_phase(o), pos)
+    return plans_row(o, pos, tokens, prefix, n_prefix, plan_token, plan_cards, plan_score)
+
+
+@njit(cache=True, inline="always")
+def plan_sequence(token, plan_cards, n_prefix, select, out):
+    """A plan as the actions still to play, into ``out``: its token at a token decision (not
+    while ``select``-ing its cards), then its cards after the first ``n_prefix``; how many."""
+    n = 0
+    if not select:
+        out[0] = token
+        n = 1
+    for x in range(n_prefix, 4):
+        if plan_cards[x] >= 0:
+            out[n] = CARD_BASE + plan_cards[x]
+            n += 1
+    return n
 
 
 @njit(cache=True)
@@ -96,15 +176,11 @@ def _evaluate(o, sequences, lengths, k, samples, rng, round_limit, values):
     m = np.zeros(NUM_ACTIONS, dtype=np.int8)
     values[:k] = 0.0
     for _ in range(samples):
-        for j in range(n):  # loops, not array slices: no shape-check code to compile
-            order[j] = pool[j]
-        for j in range(n - 1, 0, -1):  # Fisher-Yates
-            r = int(_uniform(rng) * (j + 1))
-            order[j], order[r] = order[r], order[j]
+        shuffled(pool, n, rng, order)
         if not determinize_row(o, order, base, ZERO):
             return False
         for t in range(PLAYOUT_STEPS):
-            u[t] = _uniform(rng)
+            u[t] = uniform(rng)
         for c in range(k):
             for j in range(GAME_WIDTH):  # the position; the log is not simulated
                 work[0, j] = base[0, j]
@@ -127,7 +203,7 @@ def _best(values, k, rng):
     ties = 0
     for c in range(k):
         ties += values[c] >= top - 1e-12
-    choice = 0 if ties == 1 else int(_uniform(rng) * ties)
+    choice = 0 if ties == 1 else int(uniform(rng) * ties)
     for c in range(k):
         if values[c] >= top - 1e-12:
             if choice == 0:
@@ -140,12 +216,10 @@ def _best(values, k, rng):
 def _search_plans(o, tokens, prefix, n_prefix, select, samples, candidates, rng, round_limit, plan):
     """Search the heuristic's best plans (tokens flagged in ``tokens``, cards starting with
     ``prefix``); the chosen one's token and cards go to ``plan[2:]``; False if inconsistent."""
-    pos = np.zeros((3, NUM_GEISHAS))
-    position(o, decision_phase(o), pos)
     plan_token = np.zeros(MAX_PLANS, dtype=np.int64)
     plan_cards = np.zeros((MAX_PLANS, 4), dtype=np.int64)
     plan_score = np.zeros(MAX_PLANS)
-    count = plans_row(o, pos, tokens, prefix, n_prefix, plan_token, plan_cards, plan_score)
+    count = candidate_plans(o, tokens, prefix, n_prefix, plan_token, plan_cards, plan_score)
     if count <= 0:
         return False
     order = np.zeros(count, dtype=np.int64)  # best first, ties in list order: an insertion sort
@@ -162,15 +236,7 @@ def _search_plans(o, tokens, prefix, n_prefix, select, samples, candidates, rng,
         lengths = np.zeros(k, dtype=np.int64)
         for c in range(k):
             j = order[c]
-            n = 0
-            if not select:  # at a token decision the plan starts with the token
-                sequences[c, 0] = plan_token[j]
-                n = 1
-            for x in range(n_prefix, 4):
-                if plan_cards[j, x] >= 0:
-                    sequences[c, n] = CARD_BASE + plan_cards[j, x]
-                    n += 1
-            lengths[c] = n
+            lengths[c] = plan_sequence(plan_token[j], plan_cards[j], n_prefix, select, sequences[c])
         values = np.zeros(k)
         if not _evaluate(o, sequences, lengths, k, samples, rng, round_limit, values):
             return False
@@ -187,41 +253,17 @@ def _search_plans(o, tokens, prefix, n_prefix, select, samples, candidates, rng,
 def search_row(o, m, plan, key, samples, candidates, round_limit):
     """SearchBot's action for observation row ``o`` and mask ``m`` (see the module docstring),
     its game's plan in ``plan`` (read and updated); -1 if ``o`` is not a consistent decision."""
-    rng = np.zeros(1, dtype=np.uint64)
-    rng[0] = key
-    phase = decision_phase(o)
-    select = phase == SELECT_PHASE  # typed, as ZERO: a literal compiles _search_plans twice
-    turn = turns_played(o)
-    rnd = entry(o, O_ROUND)
     tokens = np.zeros(NUM_TOKENS, dtype=np.int64)
     prefix = np.zeros(4, dtype=np.int64)
-    n = ZERO
-    if phase == SELECT_PHASE:
-        token = one_hot(o, O_TOKEN, NUM_TOKENS)
-        n = cards(o, O_SEL, prefix)
-        if token < 0 or n >= 4:
-            return -1
-        same = plan[0] == rnd and plan[1] == turn and plan[2] == token and plan[3 + n] >= 0
-        for x in range(n):
-            same = same and plan[3 + x] == prefix[x]
-        if same:
-            return CARD_BASE + plan[3 + n]
-        # no plan for this very turn (e.g. handed a position mid-turn): plan from here
-        tokens[token] = 1
-    else:
-        legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
-        k = 0
-        for a in range(NUM_ACTIONS):
-            if m[a]:
-                legal[k] = a
-                k += 1
-        if k == 1:
-            return legal[0]
-        if phase != TOKEN_PHASE:
-            return _search_answers(o, legal[:k], samples, rng, round_limit)
-        for t in range(NUM_TOKENS):
-            tokens[t] = m[t]
-    plan[0], plan[1] = rnd, turn
+    legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
+    step, n, k = plan_step(o, m, plan, tokens, prefix, legal)
+    if step != PLAN_NEEDED and step != ANSWER_NEEDED:
+        return step
+    rng = np.zeros(1, dtype=np.uint64)
+    rng[0] = key
+    if step == ANSWER_NEEDED:
+        return _search_answers(o, legal[:k], samples, rng, round_limit)
+    select = decision_phase(o) == SELECT_PHASE  # typed, as ZERO: a literal compiles _search_plans twice
     if not _search_plans(o, tokens, prefix, n, select, samples, candidates, rng, round_limit, plan):
         return -1
     return CARD_BASE + plan[3 + n] if select else plan[2]
