@@ -36,48 +36,30 @@ MAX_ROLLOUT = 1 << 21
 Range = tuple[float, float, bool]
 """``(low, high, low_is_open)``: a value must be finite and in ``[low, high]`` (``(low, high]``)."""
 
-RANGES: dict[str, Range] = {
-    "seed": (0, 2**32 - 1, False),
-    "total_decisions": (1, 10**12, False),
-    "torch_threads": (1, 256, False),
-    "round_limit": (1, 1000, False),
-    "observation_version": (1, 1000, False),
-    "num_envs": (1, 65536, False),
-    "rollout_steps": (1, 4096, False),
-    "learning_rate": (0, 1, True),
-    "gamma": (0, 1, False),
-    "gae_lambda": (0, 1, False),
-    "update_epochs": (1, 100, False),
-    "num_minibatches": (1, 4096, False),
-    "clip_coef": (0, 10, True),
-    "ent_coef": (0, 1, False),
-    "vf_coef": (0, 100, False),
-    "max_grad_norm": (0, 1e6, True),
-    "target_kl": (0, 10, True),
-    "shaping": (0, 100, False),
-    "critic_warmup": (0, 10**6, False),
-    "hidden": (1, MAX_HIDDEN, False),
-    "layers": (1, MAX_LAYERS, False),
-    "pool_share": (0, 1, False),
-    "snapshot_every": (1, 10**6, False),
-    "pool_size": (1, 1000, False),
-    "eval_every": (0, 10**6, False),
-    "eval_games": (1, 10**6, False),
-    "checkpoint_every": (1, 10**6, False),
-    "num_workers": (1, 1024, False),
-    "imitation_decisions": (0, 10**12, False),
-    "teacher_play": (0, 1, False),
-    "exploiter_every": (0, 10**12, False),
-    "exploiter_decisions": (1, 10**12, False),
-    "exploiter_share": (0, 1, False),
-    "pfsp": (0, 10, False),
-}
-"""The allowed range of every numeric key of :class:`Config`."""
+
+def ranged(default: Any, low: float, high: float, low_open: bool = False) -> Any:
+    """A numeric field of a config dataclass and the range it must be in: ``[low, high]``, or
+    ``(low, high]`` if ``low_open`` (:func:`check_ranges` checks it)."""
+    bounds: Range = (low, high, low_open)
+    return field(default=default, metadata={"range": bounds})
 
 
-def check_ranges(obj: Any, ranges: dict[str, Range]) -> None:
-    """Raise ``ValueError`` naming the first numeric key of ``obj`` that is non-finite or out of range."""
-    for name, (low, high, low_open) in ranges.items():
+def from_config(name: str, default: Any = dataclasses.MISSING) -> Any:
+    """:class:`Config`'s field ``name`` for another trainer's config: its range, and its
+    default unless another is given (the SB3 and expert configs share PPO's keys this way)."""
+    source = {f.name: f for f in dataclasses.fields(Config)}[name]
+    return field(
+        default=source.default if default is dataclasses.MISSING else default, metadata=source.metadata
+    )
+
+
+def check_ranges(obj: Any) -> None:
+    """Raise ``ValueError`` naming the first numeric key of the config dataclass ``obj`` that is
+    non-finite or outside its range (:func:`ranged`)."""
+    for f in dataclasses.fields(obj):
+        if "range" not in f.metadata:
+            continue
+        name, (low, high, low_open) = f.name, f.metadata["range"]
         value = getattr(obj, name)
         if value is None or value == "auto":  # an optional key left unset, or torch_threads: auto
             continue
@@ -94,10 +76,10 @@ class Config:
     # run
     run_name: str = "ppo"
     runs_dir: str = "runs"
-    seed: int = 0
-    total_decisions: int = 2_000_000
+    seed: int = ranged(0, 0, 2**32 - 1)
+    total_decisions: int = ranged(2_000_000, 1, 10**12)
     """Learner decisions to train on (the stopping point)."""
-    torch_threads: int | str = "auto"
+    torch_threads: int | str = ranged("auto", 1, 256)
     """Torch's CPU threads: a number, or ``auto``: the updates run with 1 thread or with up to
     :data:`training.threads.MAX_AUTO` (one per core), whichever trains fastest now, re-measured
     as the run goes, so a machine that becomes shared does not slow training to a crawl
@@ -109,36 +91,36 @@ class Config:
     backend: str = "local"
     """``local``: rollouts in this process.  ``ray``: ``num_workers`` Ray actors each collect a
     slice of the ``num_envs`` games with a copy of the policy (``training/distributed.py``)."""
-    num_workers: int = 2
+    num_workers: int = ranged(2, 1, 1024)
     """Ray rollout workers (``backend: ray`` only); ``num_envs`` is split among them."""
     ray_address: str | None = None
     """``backend: ray``: the address of a running cluster (``ray start --head``), or None to start
     a local Ray."""
-    round_limit: int | None = None
+    round_limit: int | None = ranged(None, 1, 1000)
     variant: str = "full"
     """The game trained on (:data:`hanamikoji_env.rules.VARIANTS`): ``mini`` trains on the variant
     small enough to solve exactly, whose exploitability ``hanamikoji-exploit --method exact``
     measures; its opponents are then random, heuristic and checkpoints of the same variant."""
-    observation_version: int = 1
+    observation_version: int = ranged(1, 1, 1000)
     """The observation the policy reads (:data:`hanamikoji_env.observation.VERSIONS`)."""
     # rollout
-    num_envs: int = 256
-    rollout_steps: int = 64
+    num_envs: int = ranged(256, 1, 65536)
+    rollout_steps: int = ranged(64, 1, 4096)
     """Engine steps per rollout; a step is one decision in every env (learner's or opponent's)."""
     # PPO
-    learning_rate: float = 3e-4
+    learning_rate: float = ranged(3e-4, 0, 1, low_open=True)
     anneal_lr: bool = True
-    gamma: float = 1.0
-    gae_lambda: float = 0.95
-    update_epochs: int = 4
-    num_minibatches: int = 4
-    clip_coef: float = 0.2
+    gamma: float = ranged(1.0, 0, 1)
+    gae_lambda: float = ranged(0.95, 0, 1)
+    update_epochs: int = ranged(4, 1, 100)
+    num_minibatches: int = ranged(4, 1, 4096)
+    clip_coef: float = ranged(0.2, 0, 10, low_open=True)
     clip_vloss: bool = True
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
-    target_kl: float | None = None
-    shaping: float = 0.0
+    ent_coef: float = ranged(0.01, 0, 1)
+    vf_coef: float = ranged(0.5, 0, 100)
+    max_grad_norm: float = ranged(0.5, 0, 1e6, low_open=True)
+    target_kl: float | None = ranged(None, 0, 10, low_open=True)
+    shaping: float = ranged(0.0, 0, 100)
     """Potential-based shaping at each scoring: the potential of a seat is
     shaping * (charm-point lead / 11 + geisha lead / 4) / 2, and 0 once the game
     is over, so the shaping rewards of a game add up to 0 (the optimal policy is
@@ -148,53 +130,53 @@ class Config:
     ``oracle``: a training-only network that also sees the opponent's own observation (their
     hand, Secret and Trade-off; never the removed card or the draw pile).  The policy never
     sees it, so the trained policy stays a player of its own observation (see training/ppo.py)."""
-    critic_warmup: int = 0
+    critic_warmup: int = ranged(0, 0, 10**6)
     """Updates at the start of a run that train only the value functions (for a fresh oracle
     critic next to a policy loaded with init_from)."""
     # network
-    hidden: int = 256
-    layers: int = 2
+    hidden: int = ranged(256, 1, MAX_HIDDEN)
+    layers: int = ranged(2, 1, MAX_LAYERS)
     init_from: str | None = None
     """A policy checkpoint (a path, or ``pretrained``: the shipped agent) to start from: its weights and
     optimizer state.  Its network must have the config's layers and at most its hidden
     size: a narrower one is widened without changing what it computes (``nn.widen``; new
     units start with zero outgoing weights) and gets a fresh optimizer."""
     # opponents (shares of new games; the rest is pure self-play, both seats learning)
-    pool_share: float = 0.3
+    pool_share: float = ranged(0.3, 0, 1)
     """Games against a past snapshot of the policy."""
     bot_shares: dict[str, float] = field(default_factory=lambda: {"heuristic": 0.05, "random": 0.05})
     """Games against fixed opponents, by player spec (the tournament's syntax): ``random``,
     ``heuristic``, ``search[:samples=N,candidates=K]``, or a frozen policy checkpoint:
     ``ckpt:PATH`` (greedy, as it plays in the tournament) or ``sampled:ckpt=PATH``."""
-    snapshot_every: int = 10
+    snapshot_every: int = ranged(10, 1, 10**6)
     """Updates between snapshots added to the pool."""
-    pool_size: int = 20
+    pool_size: int = ranged(20, 1, 1000)
     # imitation warm start (training/imitation.py)
     teacher: str | None = None
     """A player spec that plays batches (``heuristic``, ``search[:options]``, ``ckpt:PATH``,
     ``pretrained``): the first ``imitation_decisions`` learner decisions learn its moves at the
     positions the policy reaches, then PPO goes on.  None: PPO from the start."""
-    imitation_decisions: int = 0
+    imitation_decisions: int = ranged(0, 0, 10**12)
     """The warm start's budget, in learner decisions (counted in ``total_decisions``)."""
-    teacher_play: float = 0.0
+    teacher_play: float = ranged(0.0, 0, 1)
     """The share of learner decisions where the teacher's move is played instead of the
     policy's at the start of the warm start, falling linearly to 0 over its budget."""
     # league (training/league.py)
-    exploiter_every: int = 0
+    exploiter_every: int = ranged(0, 0, 10**12)
     """Learner decisions between exploiters: each a best response trained against the frozen
     policy of that moment, then an opponent for the rest of the run (0: no exploiters)."""
-    exploiter_decisions: int = 2_000_000
+    exploiter_decisions: int = ranged(2_000_000, 1, 10**12)
     """Each exploiter's training budget, in its learner decisions."""
-    exploiter_share: float = 0.0
+    exploiter_share: float = ranged(0.0, 0, 1)
     """The exploiters' prior share of new games, together (split evenly among them)."""
-    pfsp: float = 0.0
+    pfsp: float = ranged(0.0, 0, 10)
     """Prioritized fictitious self-play: > 0 draws the opponents (snapshots, bots, exploiters)
     by prior share times ``0.05 + (1 - p) ** pfsp``, ``p`` the policy's recent win rate
     against each; 0: the configured shares as they are."""
     # evaluation, logging, checkpoints
-    eval_every: int = 20
+    eval_every: int = ranged(20, 0, 10**6)
     """Updates between evaluations against random and heuristic bots (0: only at the end)."""
-    eval_games: int = 200
+    eval_games: int = ranged(200, 1, 10**6)
     eval_bots: list[str] = field(default_factory=lambda: ["random", "heuristic"])
     """Bots (player specs, as in ``bot_shares``) the periodic evaluation plays."""
     measures: str | None = None
@@ -205,7 +187,7 @@ class Config:
     eval_heldout: bool = False
     """The periodic evaluation also plays the fast held-out opponents
     (:data:`hanamikoji_env.heldout.FAST`): ``vs_heldout`` in the curve is their mean."""
-    checkpoint_every: int = 20
+    checkpoint_every: int = ranged(20, 1, 10**6)
 
     def validate(self, check_files: bool = True) -> Config:
         """Check every key (``check_files``: that ``init_from`` exists now)."""
@@ -213,7 +195,7 @@ class Config:
             raise ValueError(
                 f"torch_threads must be auto or an int in [1, 256], got {short(self.torch_threads)}"
             )
-        check_ranges(self, RANGES)
+        check_ranges(self)
         get_version(self.observation_version)
         variant = check_variant(self.variant)
         variant_round_limit(self.round_limit, variant)

@@ -45,27 +45,16 @@ from tqdm import tqdm
 from hanamikoji_env.bots.psearch import candidate_moves, search_values
 from hanamikoji_env.nn import PolicyNet, load_policy, policy_probs, save_checkpoint
 from hanamikoji_env.training.collector import Collector
-from hanamikoji_env.training.config import RANGES as PPO_RANGES
-from hanamikoji_env.training.config import Config, Range, check_ranges, dataclass_from_dict, read_yaml
+from hanamikoji_env.training.config import (
+    Config,
+    check_ranges,
+    dataclass_from_dict,
+    from_config,
+    ranged,
+    read_yaml,
+)
 from hanamikoji_env.training.critic import Values
 from hanamikoji_env.training.monitor import win_rate
-
-RANGES: dict[str, Range] = {
-    "iterations": (1, 10_000, False),
-    "positions": (1, 10**8, False),
-    "samples": (1, 4096, False),
-    "candidates": (2, 23, False),
-    "prior": (0, 100, False),
-    "temperature": (0, 100, False),
-    "label_batch": (1, 4096, False),
-    "epochs": (1, 100, False),
-    "minibatch": (1, 65_536, False),
-    "learning_rate": PPO_RANGES["learning_rate"],
-    "kl_coef": (0, 1000, False),
-    "vf_coef": PPO_RANGES["vf_coef"],
-    "eval_games": (2, 10**6, False),
-}
-"""The allowed range of every numeric key of :class:`ExpertConfig` (the collection's: Config's)."""
 
 
 @dataclass
@@ -75,40 +64,40 @@ class ExpertConfig:
 
     run_name: str = "expert"
     runs_dir: str = "runs"
-    seed: int = 0
+    seed: int = from_config("seed")
     init_from: str = "pretrained"
     """The policy to improve (a checkpoint path, or ``pretrained``)."""
-    iterations: int = 10
-    positions: int = 20_000
+    iterations: int = ranged(10, 1, 10_000)
+    positions: int = ranged(20_000, 1, 10**8)
     """Positions labelled per iteration."""
-    samples: int = 32
-    candidates: int = 4
-    prior: float = 0.1
-    temperature: float = 0.1
+    samples: int = ranged(32, 1, 4096)
+    candidates: int = ranged(4, 2, 23)
+    prior: float = ranged(0.1, 0, 100)
+    temperature: float = ranged(0.1, 0, 100)
     """Of the target distribution (0: the search's one move)."""
-    label_batch: int = 64
+    label_batch: int = ranged(64, 1, 4096)
     """Positions searched together (one network call per playout step for all of them)."""
-    epochs: int = 2
-    minibatch: int = 512
-    learning_rate: float = 1e-4
-    kl_coef: float = 1.0
-    vf_coef: float = 0.5
-    eval_games: int = 400
+    epochs: int = ranged(2, 1, 100)
+    minibatch: int = ranged(512, 1, 65_536)
+    learning_rate: float = from_config("learning_rate", 1e-4)
+    kl_coef: float = ranged(1.0, 0, 1000)
+    vf_coef: float = from_config("vf_coef")
+    eval_games: int = ranged(400, 2, 10**6)
     eval_bots: list[str] = field(default_factory=lambda: ["heuristic", "search"])
     # collection, as in PPO (training/config.py): who the policy plays, and the value targets
-    num_envs: int = 256
-    rollout_steps: int = 32
-    pool_share: float = 0.1
+    num_envs: int = from_config("num_envs")
+    rollout_steps: int = from_config("rollout_steps", 32)
+    pool_share: float = from_config("pool_share", 0.1)
     """Games against the policy's snapshots (one taken each iteration)."""
     bot_shares: dict[str, float] = field(
         default_factory=lambda: {"heuristic": 0.2, "search:samples=50,candidates=6": 0.3, "random": 0.05}
     )
-    pool_size: int = 10
-    shaping: float = 1.0
-    gae_lambda: float = 0.95
+    pool_size: int = from_config("pool_size", 10)
+    shaping: float = from_config("shaping", 1.0)
+    gae_lambda: float = from_config("gae_lambda")
 
     def validate(self) -> ExpertConfig:
-        check_ranges(self, RANGES)
+        check_ranges(self)
         return self
 
 

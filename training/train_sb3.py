@@ -26,51 +26,41 @@ from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.nn import MAX_HIDDEN, MAX_LAYERS
 from hanamikoji_env.tournament import format_table, run_tournament, write_outputs
-from hanamikoji_env.training.config import RANGES, Range, check_ranges, dataclass_from_dict, read_yaml, short
-
-SB3_RANGES: dict[str, Range] = {
-    "seed": RANGES["seed"],
-    "total_timesteps": (1, 10**10, False),
-    "n_envs": (1, 256, False),
-    "n_steps": (1, 1 << 16, False),
-    "batch_size": (1, 1 << 20, False),
-    "n_epochs": (1, 100, False),
-    "learning_rate": RANGES["learning_rate"],
-    "gamma": RANGES["gamma"],
-    "gae_lambda": RANGES["gae_lambda"],
-    "ent_coef": RANGES["ent_coef"],
-    "snapshot_every": (1, 10**10, False),
-    "eval_episodes": (1, 10**6, False),
-    "eval_games": (2, 10**6, False),
-}
-"""The allowed range of every numeric key of :class:`SB3Config`."""
+from hanamikoji_env.training.config import (
+    check_ranges,
+    dataclass_from_dict,
+    from_config,
+    ranged,
+    read_yaml,
+    short,
+)
 
 
 @dataclass
 class SB3Config:
     run_name: str = "sb3_maskable_ppo"
     runs_dir: str = "runs"
-    seed: int = 0
-    total_timesteps: int = 200_000
-    n_envs: int = 4
-    n_steps: int = 512
-    batch_size: int = 256
-    n_epochs: int = 4
-    learning_rate: float = 3e-4
-    gamma: float = 1.0
-    gae_lambda: float = 0.95
-    ent_coef: float = 0.01
+    seed: int = from_config("seed")
+    total_timesteps: int = ranged(200_000, 1, 10**10)
+    n_envs: int = ranged(4, 1, 256)
+    n_steps: int = ranged(512, 1, 1 << 16)
+    batch_size: int = ranged(256, 1, 1 << 20)
+    n_epochs: int = ranged(4, 1, 100)
+    learning_rate: float = from_config("learning_rate")
+    gamma: float = from_config("gamma")
+    gae_lambda: float = from_config("gae_lambda")
+    ent_coef: float = from_config("ent_coef")
     net_arch: list[int] = field(default_factory=lambda: [128, 128])
     opponents: dict[str, float] = field(
         default_factory=lambda: {"random": 0.5, "heuristic": 0.2, "self": 0.3}
     )
-    snapshot_every: int = 50_000
-    eval_episodes: int = 200
-    eval_games: int = 200
+    snapshot_every: int = ranged(50_000, 1, 10**10)
+    eval_episodes: int = ranged(200, 1, 10**6)
+    eval_games: int = ranged(200, 2, 10**6)
     """Mirrored games per pair in the final tournament."""
 
     def validate(self) -> SB3Config:
-        check_ranges(self, SB3_RANGES)
+        check_ranges(self)
         if (
             not self.net_arch
             or len(self.net_arch) > MAX_LAYERS
