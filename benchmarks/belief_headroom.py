@@ -38,17 +38,17 @@ from hanamikoji_env.aec import raw_env
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.bots.psearch import PolicySearchBot, search_values
 from hanamikoji_env.bots.spec import parse_player
+from hanamikoji_env.games import play_env
 from hanamikoji_env.infoset import determinized_rows
-from hanamikoji_env.rules import State, cards_of
+from hanamikoji_env.rules import cards_of
 from hanamikoji_env.stats import wilson
 
 
 class OracleSearchBot(PolicySearchBot):
-    """PolicySearchBot whose determinizations hold the opponent's real hidden cards; set
-    :attr:`truth` (the full state) and :attr:`seat` before every move."""
+    """PolicySearchBot whose determinizations hold the opponent's real hidden cards: it reads
+    them from :attr:`env`, the game it plays in (:func:`play`)."""
 
-    truth: State
-    seat: int
+    env: raw_env
 
     def q_values(self, vector: np.ndarray, candidates: np.ndarray) -> np.ndarray:
         return search_values(
@@ -56,7 +56,8 @@ class OracleSearchBot(PolicySearchBot):
         )[0]
 
     def _deal(self, vector: np.ndarray, rng: np.random.Generator, n: int) -> np.ndarray:
-        s, opp = self.truth, 1 - self.seat
+        s = self.env.game
+        opp = 1 - s.to_move  # the bot is to move: the opponent is the other seat
         secret = [s.secrets[opp]] if s.secrets[opp] >= 0 else []
         return determinized_rows(
             vector, rng, n, [*cards_of(s.hands[opp]), *secret, *cards_of(s.tradeoffs[opp])]
@@ -64,20 +65,13 @@ class OracleSearchBot(PolicySearchBot):
 
 
 def play(bots: tuple[Bot, Bot], deal_seed: int) -> float:
-    """One game, ``bots[0]`` as player_0; player_0's reward."""
+    """One game, ``bots[0]`` as player_0 (:func:`~hanamikoji_env.games.play_env`); player_0's
+    reward.  An oracle plays in the game's own env, which shows it the truth."""
     e = raw_env()
-    e.reset(seed=deal_seed)
-    seats = {"player_0": 0, "player_1": 1}
-    for agent in e.agent_iter():
-        _, _, term, trunc, _ = e.last(observe=False)
-        if term or trunc:
-            e.step(None)
-            continue
-        bot = bots[seats[agent]]
+    for bot in bots:
         if isinstance(bot, OracleSearchBot):
-            bot.truth, bot.seat = e.game, seats[agent]
-        e.step(bot.act(e.observe(agent, bot.observation_version)))
-    return float(e.history().rewards[0])
+            bot.env = e
+    return float(play_env(bots, deal_seed, None, env=e).history().rewards[0])
 
 
 def main() -> None:

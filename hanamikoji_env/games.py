@@ -45,11 +45,13 @@ def play_game(bots: tuple[Bot, Bot], deal_seed: int, round_limit: int | None) ->
 
 def play_env(
     bots: tuple[Bot, Bot], deal_seed: int, round_limit: int | None,
-    watch: Watcher | None = None, render_mode: str | None = None,
+    watch: Watcher | None = None, render_mode: str | None = None, env: raw_env | None = None,
 ) -> raw_env:  # fmt: skip
     """One game, ``bots[0]`` as player_0; returns the finished env (its rewards and history).
-    ``watch`` sees every move (:data:`Watcher`); ``render_mode`` is the env's."""
-    e = raw_env(render_mode=render_mode, round_limit=round_limit)
+    ``watch`` sees every move (:data:`Watcher`); ``render_mode`` is the env's.  ``env``: the env
+    to play in (reset here; ``round_limit`` and ``render_mode`` are then its own), for a caller
+    that must see the game while it is played."""
+    e = raw_env(render_mode=render_mode, round_limit=round_limit) if env is None else env
     e.reset(seed=deal_seed)
     seats = {"player_0": bots[0], "player_1": bots[1]}
     for agent in e.agent_iter():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 
 import numpy as np
 import pytest
@@ -184,7 +184,7 @@ def test_psearch_told_the_opponents_cards_values_the_true_position_exactly(tiny_
         exact = [sign * state_value(position.finals[int(c)][true_world]) for c in position.candidates]
         decided_by_secret += exact_values(position) is None
         bot = oracle_bot(tiny_policy, seed=k, samples=4)
-        bot.truth, bot.seat = state, state.to_move
+        bot.env = SimpleNamespace(game=state)  # the game it plays in, as far as it reads it
         vector = encode(state, state.to_move)
         np.testing.assert_allclose(bot.q_values(vector, position.candidates), exact, rtol=0, atol=1e-12)
     assert decided_by_secret >= 5  # positions where uniform deals could not know the value
