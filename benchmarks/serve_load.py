@@ -201,11 +201,11 @@ def play_moves(http: httpx.Client, opponent: str, until: float, times: list[floa
             game = started.json()
             continue
         start = time.perf_counter()
-        moved = http.post(f"/api/games/{game['id']}/actions", json={"action": game["choices"][0]["action"]})
+        reply = http.post(f"/api/games/{game['id']}/actions", json={"action": game["choices"][0]["action"]})
         times.append(time.perf_counter() - start)
-        if moved.status_code != 200:
-            raise RuntimeError(f"a move against {opponent}: {moved.status_code} {moved.text[:200]}")
-        game = moved.json()
+        if reply.status_code != 200:
+            raise RuntimeError(f"a move against {opponent}: {reply.status_code} {reply.text[:200]}")
+        game = reply.json()
 
 
 def _p99_ms(times: list[float]) -> float:

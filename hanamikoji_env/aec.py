@@ -232,7 +232,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         self._dealt, self._actions, self._summaries, self._illegal_move = [], [], [], None
         self._row = engine.blank_row(self.variant)
         self._deal(new_game=True)
-        self._moved()
+        self._row_changed()
 
     def step(self, action: int | None) -> None:
         row = self._row
@@ -267,7 +267,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
                 self._render_human()  # the final scoring and the winner
                 return
             self._deal(new_game=False)
-            self._moved()
+            self._row_changed()
         else:
             self.agent_selection = agent = AGENTS[code & 1]
             obs, mask = np.empty(self.encoding.size, np.float32), np.empty(NUM_ACTIONS, np.int8)
@@ -404,7 +404,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         if self.render_mode == "human":
             self.render()
 
-    def _moved(self) -> None:
+    def _row_changed(self) -> None:
         """After the row changed: the new legal mask and who decides next."""
         self._view = None
         self._ahead = None

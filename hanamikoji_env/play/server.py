@@ -285,7 +285,7 @@ async def new_game(request: Request) -> dict[str, Any]:
         return gid, srv.store.get(gid)  # type: ignore[return-value]
 
     gid, game = await run_in_threadpool(start)
-    return await shielded(_moved(srv, gid, game, None))
+    return await shielded(_play_and_reply(srv, gid, game, None))
 
 
 @router.get("/api/games/{gid}")
@@ -295,7 +295,7 @@ async def get_game(gid: str, request: Request) -> dict[str, Any]:
     if isinstance(game, FinishedGame):
         return game.view
     if isinstance(game.session.bot, PooledBot):  # after the bot's reply in hand, or one a failed
-        return await shielded(_moved(srv, gid, game, None))  # request left (a worker killed)
+        return await shielded(_play_and_reply(srv, gid, game, None))  # request left (a worker killed)
 
     def read() -> dict[str, Any]:
         with game.lock:
@@ -310,10 +310,10 @@ async def apply_move(srv: Server, gid: str, move: Callable[[GameSession], None])
     game = await run_in_threadpool(srv.store.get, gid)
     if isinstance(game, FinishedGame):
         raise HTTPException(409, "the game is over: start a new one")
-    return await shielded(_moved(srv, gid, game, move))
+    return await shielded(_play_and_reply(srv, gid, game, move))
 
 
-async def _moved(
+async def _play_and_reply(
     srv: Server, gid: str, game: HeldGame, move: Callable[[GameSession], None] | None
 ) -> dict[str, Any]:
     """``move`` (None: none, a new game), then the bot's moves until it is the person's turn

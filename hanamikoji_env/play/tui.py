@@ -256,12 +256,12 @@ def scoring_table(event: dict[str, Any]) -> Table:
     for g in range(NUM_GEISHAS):
         before, after = event["markers_before"][g], event["markers"][g]
         owner = {None: "nobody", "you": "you", "opponent": "opponent"}
-        moved = f"{owner[before]} -> {owner[after]}" if before != after else owner[after]
+        marker = f"{owner[before]} -> {owner[after]}" if before != after else owner[after]
         t.add_row(
             Text(card_label(g), style=f"bold {GEISHAS[g].colour}"),
             str(event["placed"][0][g]),
             str(event["placed"][1][g]),
-            moved,
+            marker,
             style="bold" if before != after else "",
         )
     return t
