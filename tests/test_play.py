@@ -942,6 +942,28 @@ def test_x_forwarded_for_buys_no_new_quota_unless_the_proxy_is_trusted() -> None
     assert statuses("--forwarded-allow-ips", "127.0.0.1") == [200] * 40  # the proxy names each client
 
 
+def test_a_person_who_leaves_games_can_always_start_another() -> None:
+    """Twelve games started, moved in and left from one address, then a thirteenth: a left game
+    is over (abandoned, its record kept with a null result) and frees its slot at once, so the
+    per-address limit of 10 games in play never locks the person out."""
+    client = TestClient(create_app("random", max_games=100))
+    for _ in range(12):
+        game = new_game(client)
+        moved = client.post(f"/api/games/{game['id']}/actions", json={"action": game["choices"][0]["action"]})
+        assert moved.status_code == 200 and moved.json()["result"] is None
+        left = client.delete(f"/api/games/{game['id']}")
+        assert left.status_code == 200, left.text
+        view = left.json()
+        assert view["result"]["abandoned"] and view["result"]["winner"] is None and view["choices"] == []
+        assert client.get(f"/api/games/{game['id']}").json() == view  # over, as left
+        record = records.parse_line(client.get(f"/api/games/{game['id']}/record").content, "left game")
+        assert not record.finished and len(record.actions) >= 1  # what was played, kept
+        again = client.post(f"/api/games/{game['id']}/actions", json={"action": 0})
+        assert again.status_code == 409  # no move in a game left
+    assert new_game(client)["id"]  # the thirteenth
+    assert client.delete("/api/games/no-such-game").status_code == 404
+
+
 def test_one_address_holds_a_bounded_share_of_games_watches_and_replays() -> None:
     client = TestClient(create_app("random", max_games=100))
     state = client.app.state.server  # type: ignore[attr-defined]

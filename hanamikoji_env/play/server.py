@@ -64,6 +64,8 @@ API (JSON):
 - ``POST /api/games/{id}/turn`` ``{"token": 2, "cards": [5, 0, 3]}`` -> a token (at the start of a
   turn; leave it out while selecting) and its cards in any order, all or nothing: a selection that
   is not legal is refused (400) with the legal choices named, and the game is unchanged
+- ``DELETE /api/games/{id}`` -> the person leaves the game: the view of it ended, abandoned (its
+  record kept, with a null result); its slot is free at once
 - ``GET /api/games/{id}/record`` -> the finished game's record (JSON lines, 409 while playing)
 - ``POST /api/replay`` (one record: the JSON object of one line of a record file) ->
   ``{"players", "names", "round_limit", "frames"}`` (``names``: how the board calls each seat)
@@ -395,6 +397,18 @@ async def watch(request: Request) -> dict[str, Any]:
             srv.watching.release()
 
     return Response(await shielded(play_out()), media_type="application/json")
+
+
+@router.delete("/api/games/{gid}")
+async def leave(gid: str, request: Request) -> dict[str, Any]:
+    """The person leaves the game: it ends abandoned (its record kept, downloadable), and its
+    slot is free at once.  A game already over is left as it is (its view)."""
+    srv = server(request)
+    game = await run_in_threadpool(srv.store.get, gid)
+    if isinstance(game, FinishedGame):
+        return game.view
+    async with game.turn:  # after any move in flight, whose bot replies then stop
+        return await run_in_threadpool(srv.store.abandon, gid, game)
 
 
 @router.get("/api/games/{gid}/record")

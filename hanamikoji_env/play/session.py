@@ -119,6 +119,8 @@ class GameSession:
         one at a time; and for a move that ended a round (anyone's), the table before the
         scoring (phase ``ROUND_OVER``, :func:`round_end_board`), so the move is seen before the
         scoring screen covers it."""
+        self.abandoned = False
+        """The person left the game before its end (:meth:`abandon`): it is over, with no winner."""
         self._info = self._observe()
         if bot_replies:
             self.advance()
@@ -127,7 +129,15 @@ class GameSession:
 
     @property
     def over(self) -> bool:
-        return any(self.env.terminations.values())
+        return self.abandoned or any(self.env.terminations.values())
+
+    def abandon(self) -> None:
+        """The person leaves the game: it is over, unfinished (its record's ``result`` is null,
+        its view's result says it was abandoned).  Nothing happens to a game already over."""
+        if not self.over:
+            self.abandoned = True
+            self.steps = []
+            self.events.append(event("table", "end", [], self.result()["text"]))  # type: ignore[index]
 
     @property
     def your_move(self) -> bool:
@@ -296,6 +306,15 @@ class GameSession:
     def result(self) -> dict[str, Any] | None:
         """The final result once the game is over: the winner, the score (charm points and
         geishas, yours first), why the game ended, and all of it in one sentence."""
+        if self.abandoned:
+            return {
+                "winner": None,
+                "abandoned": True,
+                "points": None,
+                "geishas": None,
+                "reason": "you left the game before its end",
+                "text": "Game abandoned: you left it before its end.",
+            }
         h = self.env.history()
         if not h.over:
             return None
@@ -361,8 +380,9 @@ class GameSession:
         }
 
     def record(self, stopped: bool = False) -> records.GameRecord:
-        """The game record of the finished game; with ``stopped``, of what was played of a game
-        the person abandons (a record whose ``result`` is null)."""
+        """The game record of the finished game; with ``stopped`` (or once :meth:`abandon`-ed),
+        of what was played of a game the person leaves (a record whose ``result`` is null)."""
+        stopped = stopped or self.abandoned
         players = [self.opponent, self.opponent]
         players[self.seat] = HUMAN
         meta: records.Meta = {"source": self.source, "human_seat": self.seat, "practice": self.practice}

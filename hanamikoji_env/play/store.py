@@ -146,12 +146,25 @@ class GameStore:
         """After a move: the game's idle clock restarts, and a finished game frees its slot."""
         with self.lock:
             game.last_move, game.started = self.clock(), True
-            if game.session.over and self.games.pop(gid, None) is not None:
-                self.finished[gid] = FinishedGame(
-                    view(gid, game.session), game.session.record().to_json() + "\n"
-                )
-                while len(self.finished) > FINISHED_KEPT:
-                    self.finished.popitem(last=False)
+            if game.session.over:
+                self._finish(gid, game)
+
+    def abandon(self, gid: str, game: HeldGame) -> dict[str, Any]:
+        """The person leaves ``game``: it ends unfinished, frees its slot at once and keeps its
+        view and record among the finished; its view.  (The caller holds the game's turn, so no
+        move is in flight.)"""
+        with game.lock:
+            game.session.abandon()
+        with self.lock:
+            self._finish(gid, game)
+            return self.finished[gid].view
+
+    def _finish(self, gid: str, game: HeldGame) -> None:
+        """A game over (won, drawn or left) leaves play for the finished games (under ``lock``)."""
+        if self.games.pop(gid, None) is not None:
+            self.finished[gid] = FinishedGame(view(gid, game.session), game.session.record().to_json() + "\n")
+            while len(self.finished) > FINISHED_KEPT:
+                self.finished.popitem(last=False)
 
 
 class RateLimit:

@@ -181,6 +181,9 @@ function send(path, body) {
 // A new game; one in progress is abandoned only after the person says so
 function startGame(settings) {
   const go = () => run(async () => {
+    if (state.game && !state.game.result) {  // left first: its slot is free, its record kept
+      await api("DELETE", `/api/games/${encodeURIComponent(state.game.id)}`).catch(() => {});  // gone already
+    }
     const view = await api("POST", "/api/games", settings);
     state.lastStart = settings;
     showForm(null);  // the form folds away while the game is played
