@@ -83,6 +83,23 @@ def _no_horizontal_overflow(page: Any, width: int) -> None:
     assert not wide, wide
 
 
+TOUCH = 44
+"""The least width and height of a control on a touch screen, in CSS pixels (WCAG 2.5.5)."""
+
+
+def _small_controls(page: Any) -> list[str]:
+    """The visible controls (buttons, links drawn as buttons, menus, fields, the replay slider)
+    smaller than :data:`TOUCH` either way: each a tap that misses on a phone."""
+    return page.evaluate(
+        """(least) => [...document.querySelectorAll('button, .button, select, input, a[href]')]
+            .filter((n) => n.getClientRects().length && getComputedStyle(n).visibility !== 'hidden')
+            .map((n) => [n, n.getBoundingClientRect()])
+            .filter(([n, r]) => r.width > 1 && r.height > 1 && (r.width < least || r.height < least))
+            .map(([n, r]) => `${n.tagName}#${n.id}.${n.className} ${Math.round(r.width)}x${Math.round(r.height)}`)""",
+        TOUCH,
+    )
+
+
 PARTS = [
     "#scoreboard",
     "#top-player",
@@ -320,6 +337,16 @@ def _play_whole_game(page: Any, views: Views, tmp_path: Path, tag: str) -> dict:
             assert "Secrets revealed" in body and "Totals" in body and "Sakura 5" in body
             if seen["scorings"] == 0:
                 page.screenshot(path=str(tmp_path / f"round-end-{tag}.png"))
+                # put aside to look at the table it scored, then back, then on
+                scored_round = page.text_content("#round-end-title") or ""
+                page.click("#peek")
+                page.wait_for_selector("#back-to-scoring", state="visible")  # on the dialog's close event
+                assert page.locator("#round-end[open]").count() == 0
+                round_shown = page.text_content("#scoreboard .round") or ""
+                assert round_shown.split()[:2] == scored_round.split()[:2], (round_shown, scored_round)
+                page.click("#back-to-scoring")
+                assert page.locator("#round-end[open]").count() == 1
+                assert page.locator("#back-to-scoring").is_hidden()
             seen["scorings"] += 1
             page.click("#continue")
             continue
@@ -596,6 +623,7 @@ def test_the_board_fits_a_phone_and_keys_play_it(server: str, tmp_path: Path) ->
         page.goto(server)
         page.wait_for_selector("#opponent option[value=heuristic]", state="attached")
         _no_horizontal_overflow(page, 390)
+        assert not _small_controls(page), _small_controls(page)  # every control a finger's size
         views = Views(page)
         page.fill("#seed", "11")
         page.click("#start")
@@ -610,6 +638,7 @@ def test_the_board_fits_a_phone_and_keys_play_it(server: str, tmp_path: Path) ->
         assert page.locator("#hand .card.selected").count() == 4
         page.screenshot(path=str(tmp_path / "selection-390.png"), full_page=True)
         _no_horizontal_overflow(page, 390)
+        assert not _small_controls(page), _small_controls(page)
         page.keyboard.press("Enter")
         _wait_render(page)
         # keys 7 5 3 1 chose the 7th, 5th, 3rd and 1st cards of the hand Iris Willow Willow Maple
@@ -640,6 +669,7 @@ def test_the_board_fits_a_phone_and_keys_play_it(server: str, tmp_path: Path) ->
         assert page.locator("#log").is_hidden()
         page.click("#log-toggle")
         assert page.locator("#log").is_visible() and page.locator("#log li").count() > 10
+        assert not _small_controls(page), _small_controls(page)
         page.screenshot(path=str(tmp_path / "finished-390.png"), full_page=True)
         # the replay of a finished game and the rules fit too
         record = bot_game(("heuristic", "search"), seed=5)
@@ -649,6 +679,7 @@ def test_the_board_fits_a_phone_and_keys_play_it(server: str, tmp_path: Path) ->
         page.wait_for_selector("#nav:not([hidden])")
         page.click("#last")
         _no_horizontal_overflow(page, 390)
+        assert not _small_controls(page), _small_controls(page)
         page.click("#show-rules")
         assert page.locator("#rules[open]").count() == 1
         _no_horizontal_overflow(page, 390)
@@ -690,6 +721,20 @@ def test_the_page_plays_under_its_own_content_security_policy(server: str) -> No
         browser.close()
 
 
+def in_page(server: str, script: str, arg: Any) -> Any:
+    """``script`` (a JavaScript function of ``arg``) evaluated in the board's page: for its
+    modules alone, imported there."""
+    with sync_api.sync_playwright() as p:
+        browser = _launch(p)
+        page = browser.new_page(**HARNESS)
+        page.goto(server)
+        page.wait_for_selector("#opponent option[value=heuristic]", state="attached")
+        try:
+            return page.evaluate(script, arg)
+        finally:
+            browser.close()
+
+
 @pytest.mark.slow
 def test_the_pages_pure_helpers(server: str) -> None:
     """``words.js`` alone, imported in the page: choices found by what the person built (never an
@@ -700,13 +745,9 @@ def test_the_pages_pure_helpers(server: str) -> None:
     session = GameSession("heuristic", seat=1, seed=5)
     view = session.view()
     frames = replay_frames_of(bot_record())
-    with sync_api.sync_playwright() as p:
-        browser = _launch(p)
-        page = browser.new_page(**HARNESS)
-        page.goto(server)
-        page.wait_for_selector("#opponent option[value=heuristic]", state="attached")
-        got = page.evaluate(
-            """async ([view, frames]) => {
+    got = in_page(
+        server,
+        """async ([view, frames]) => {
               const w = await import('/static/words.js');
               const choices = [
                 {action: 11, kind: 'split', cards: [], sets: [[0, 3], [5, 6]]},
@@ -741,9 +782,8 @@ def test_the_pages_pure_helpers(server: str) -> None:
                 scored: w.frameTable(scored, ['a', 'b']).status,
               };
             }""",
-            [view, frames],
-        )
-        browser.close()
+        [view, frames],
+    )
     assert got["splitBA"] == 11 and got["splitAB"] == 11  # pair A may be either of the server's pairs
     assert got["splitHalf"] is None and got["splitNone"] is None
     assert got["pairSize"] == 2 and got["noPairs"] == 0
@@ -764,6 +804,67 @@ def test_the_pages_pure_helpers(server: str) -> None:
     assert t["toMove"] == "bottom" and t["sides"] == {"top": b["their_side"], "bottom": b["your_side"]}
     assert got["frame"]["bottom"]["name"] == "a" and got["frame"]["top"]["name"] == "b"
     assert got["scored"] in ("round scored", "game over")
+
+
+def live_positions(seat: int, seed: int) -> tuple[records.GameRecord, list[tuple[int, dict]]]:
+    """A person's game against random from ``seat``, moves drawn at random: its record, and at
+    each of the person's decisions the view and how many actions led there."""
+    import numpy as np
+
+    from hanamikoji_env.play.session import GameSession
+
+    session = GameSession("random", seat=seat, seed=seed)
+    rng = np.random.default_rng(seed)
+    positions = []
+    while not session.over:
+        positions.append((len(session.env.history().actions), session.view()))
+        session.play(int(rng.choice(session.legal_actions())))
+    return session.record(), positions
+
+
+@pytest.mark.slow(10)
+def test_a_replay_draws_every_position_as_live_play_drew_it(server: str) -> None:
+    """A record of a game played from either seat, replayed: at every position where the person
+    decided, the replay's table (drawn from the frame) has what live play's had (drawn from the
+    view): the person at the bottom, the sides, markers, tokens, hands, score, whose move, and
+    an open offer on the table with its side and cards.  Replays once put a person who played
+    second at the top and left every open offer off the table."""
+    from hanamikoji_env.play.replays import seat_names
+
+    games = []
+    for seat in (0, 0, 1, 1):
+        record, positions = live_positions(seat, seed=20 + len(games))
+        games.append([replay_frames_of(record), list(seat_names(record.players)), positions])
+    got = in_page(
+        server,
+        """async (games) => {
+              const w = await import('/static/words.js');
+              const sorted = (cards) => [...cards].sort((a, b) => a - b);
+              const drawn = (t) => t && {
+                sides: t.sides, markers: t.markers, toMove: t.toMove, score: t.score, pile: t.pile,
+                tokens: [t.top.tokens, t.bottom.tokens], hand: t.bottom.hand,
+                offer: t.offer && { kind: t.offer.kind, side: t.offer.side, cards: sorted(t.offer.cards),
+                                    pairs: t.offer.pairs && t.offer.pairs.map(sorted) },
+              };
+              return games.map(([frames, names, positions]) => positions.map(([at, view]) => {
+                const frame = frames.filter((f) => f.at === at).pop();
+                const replayed = frame ? w.frameTable(frame, names) : null;
+                return { at, phase: view.phase, live: drawn(w.playTable(view, view, '')),
+                         replayed: drawn(replayed), bottom: replayed && replayed.bottom.name };
+              }));
+            }""",
+        games,
+    )
+    for seat in (0, 1):
+        offers = 0
+        compared = got[2 * seat] + got[2 * seat + 1]  # two games from each seat
+        matched = [c for c in compared if c["replayed"] is not None]  # mid-selection: no frame
+        assert len(matched) >= 20, (seat, len(matched))
+        for c in matched:
+            assert c["bottom"] == "you", (seat, c["at"])
+            assert c["replayed"] == c["live"], (seat, c["at"], c["phase"], c["live"], c["replayed"])
+            offers += c["live"]["offer"] is not None
+        assert offers >= 2, (seat, offers)  # the person answered offers: each on the table in both
 
 
 def bot_record() -> records.GameRecord:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import dataclasses
 import gc
 import io
 import json
@@ -330,6 +331,19 @@ def test_the_log_and_table_call_the_pairs_as_the_person_built_them() -> None:
     assert f"takes pair {taken} ({card_names(answer['cards'])})" in answer["text"]
     opened = [st for st in session.view()["steps"] if st["phase"] == "COMP_ANSWER"]
     assert all(st["board"]["set_a"] == engine_b for st in opened)
+    # the record keeps the names, so its replay calls the pairs as the person did
+    play_out(session)
+    record = session.record()
+    frames = replay_frames(records.parse_line(record.to_json(), "the game"))
+    (said,) = [f for f in frames if "the Competition cards" in f["move"] and f["seat"] == 0][:1]
+    assert f"pair A {card_names(engine_b)} | pair B {card_names(engine_a)}" in said["move"]
+    answered = frames[frames.index(said) + 1]
+    assert f"pair {taken} ({card_names(answer['cards'])})" in answered["move"]
+    assert said["pairs"] == [engine_b, engine_a] or said["phase"] != "COMP_ANSWER"
+    for bad in ("x", "0 1 2", str(len(record.actions))):  # not indices, not splits, past the end
+        crafted = dataclasses.replace(record, meta={**record.meta, "swapped_splits": bad})
+        with pytest.raises(records.RecordError, match="swapped_splits"):
+            replay_frames(crafted)
 
 
 def test_each_geisha_has_a_name_a_colour_and_her_value_in_every_label() -> None:
@@ -452,6 +466,12 @@ async def _play_by_keys(app: tui.PlayApp, size: tuple[int, int], limit: int = 40
             if isinstance(app.screen, tui.RoundEnd):
                 seen["round_ends"].append(app.screen.shown)
                 _check_modal_fits(app)
+                e, under = app.screen.event, app.shown_view  # the table of the round it scores
+                mine = [n - (g == e["secrets"][0]) for g, n in enumerate(e["placed"][0])]
+                assert under["round"] == e["round"] and under["board"]["your_side"] == mine, (e, under)
+                assert under["board"]["hand"] == [] and "round over" in str(
+                    app.query_one("#header", tui.Static).content
+                )
                 await pilot.press("enter")
                 continue
             _check_nothing_is_cut(app)
@@ -575,7 +595,8 @@ def test_the_terminal_board_plays_a_whole_game_by_keys_and_appends_records(
             app.session.result()["winner"]
         ]
         assert headline in seen["status"], seen["status"]
-        assert app.shown_log[-1].startswith("The game record was appended")
+        assert "(revealed)" in seen["status"] and "down: Secret" not in seen["status"]  # scored
+        assert any(row.startswith("The game record was appended") for row in app.shown_log[-4:])
     saved = list(records.read_records(path))
     assert len(saved) == 2  # the second game was appended, not written over the first
     assert saved[0].rounds >= 2
@@ -657,6 +678,20 @@ def test_the_terminal_board_shows_the_table_as_the_person_sees_it() -> None:
     result = session.result()
     assert {"you": "You won! ", "opponent": "You lost. ", "draw": "A draw. "}[result["winner"]] in text
     assert result["reason"][1:] in text and "Press n to play again, q to quit." in text
+
+
+def test_hanamikoji_play_says_it_is_starting_before_the_opponent_loads(capsys, monkeypatch) -> None:
+    """Loading a network opponent takes seconds: a line says so before, not a blank screen."""
+    said_before: list[str] = []
+
+    def session(*args: Any) -> GameSession:
+        said_before.append(capsys.readouterr().out)
+        return GameSession(*args)
+
+    monkeypatch.setattr(tui, "GameSession", session)
+    monkeypatch.setattr(tui.PlayApp, "run", lambda self: None)
+    tui.main(["--opponent", "heuristic", "--seed", "1"])
+    assert "starting a game against heuristic..." in said_before[0]
 
 
 def test_hanamikoji_play_refuses_bad_arguments(capsys, tmp_path: Path) -> None:
@@ -1628,10 +1663,10 @@ def test_addresses_take_the_workers_in_turn() -> None:
 def test_the_terminal_board_reads_on_dark_and_light_terminals_and_fits_any_name() -> None:
     """Cards are chips, the text on each geisha's colour chosen to contrast at least 4.5:1
     (WCAG AA), so no terminal background matters; a long opponent name never widens the header."""
-    for g in range(len(geishas.GEISHAS)):
-        style = tui.chip(g)
+    for name, style in [*((geishas.GEISHAS[g].name, tui.chip(g)) for g in range(len(geishas.GEISHAS))),
+                        *tui.OUTCOME_STYLES.items()]:  # fmt: skip
         text, colour = style.split()[1], style.split()[-1]
-        assert tui.contrast(text, colour) >= 4.5, (geishas.GEISHAS[g].name, style)
+        assert tui.contrast(text, colour) >= 4.5, (name, style)
     view = GameSession("random", seat=1, seed=3).view()
     view["opponent"] = "ckpt:" + "a-very-long-checkpoint-name/" * 3 + "policy.pt"
     for to_move in ("you", "opponent", None):

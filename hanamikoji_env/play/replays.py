@@ -19,9 +19,10 @@ from hanamikoji_env.actions import (
     split_sets,
 )
 from hanamikoji_env.bots.spec import parse_player
+from hanamikoji_env.excerpt import short
 from hanamikoji_env.games import play_env
 from hanamikoji_env.play.geishas import card_label, card_names
-from hanamikoji_env.play.session import HUMAN
+from hanamikoji_env.play.session import HUMAN, SWAPPED_SPLITS
 from hanamikoji_env.play.views import game_summary, on_table
 from hanamikoji_env.rules import (
     DRAW,
@@ -51,17 +52,25 @@ def replay_frames(record: records.GameRecord) -> list[dict[str, Any]]:
     the first deal, one frame per move with the move that led to it in words (a token and
     its cards are one move, shown once the cards are chosen, as at the table), and for each
     round that ends, the scored table (Secrets revealed, markers moved) before the next
-    deal, so a replay shows what the players saw at the table."""
+    deal, so a replay shows what the players saw at the table.  Each frame's ``at`` is how
+    many of the record's actions led to it."""
     records.verify(record)
     states = records.replay(record)
     names = seat_names(record.players)
     stopped = [] if record.finished else [_frame(states[-1], "The game was stopped here, unfinished.", names)]
+    swapped = swapped_splits(record)
+    swap = False  # the open Competition's pairs named as the person built them
     frames = [_frame(states[0], "The first deal.", names)]
-    for (seat, action), before, state in zip(record.actions, states[:-1], states[1:], strict=True):
+    for at, ((seat, action), before, state) in enumerate(
+        zip(record.actions, states[:-1], states[1:], strict=True), start=1
+    ):
+        told = len(frames)
         selecting = state.phase == Phase.SELECT and state.round == before.round
         if selecting and decode_action(action).kind in (TOKEN, CARD):
             continue  # a token's cards are being chosen: one frame once they all are
-        text = move_text(before, seat, action, names)
+        if decode_action(action).kind == SPLIT:
+            swap = at - 1 in swapped
+        text = move_text(before, seat, action, names, swap)
         ended = state.round != before.round or state.phase == Phase.GAME_OVER
         if ended:  # the action ended the round: its table, the scoring, the next deal
             scored = engine.apply(before, action)
@@ -80,7 +89,11 @@ def replay_frames(record: records.GameRecord) -> list[dict[str, Any]]:
                 deal = f"Round {state.round} dealt; {_does(names[state.starter], 'start')}."
                 frames.append(_frame(state, deal, names))
         else:
-            frames.append(_frame(state, text, names, seat))
+            frames.append(_frame(state, text, names, seat, swap))
+        for frame in frames[told:]:
+            frame["at"] = at
+    for frame in stopped:
+        frame["at"] = len(record.actions)
     return frames + stopped
 
 
@@ -99,8 +112,33 @@ def _does(who: str, verb: str) -> str:
     return f"You {verb}" if who == "you" else f"{who} {verb}s"
 
 
-def move_text(state: State, seat: int, action: int, names: tuple[str, str]) -> str:
-    """A decision in words, told with full information (for replays and watched games)."""
+def swapped_splits(record: records.GameRecord) -> set[int]:
+    """The action indices of the person's splits whose pairs they named the other way round
+    (the record's meta :data:`~hanamikoji_env.play.session.SWAPPED_SPLITS`); a
+    :class:`~hanamikoji_env.records.RecordError` if it names anything but splits."""
+    text = record.meta.get(SWAPPED_SPLITS)
+    if text is None:
+        return set()
+    parts = text.split() if isinstance(text, str) else None
+    if (
+        parts is None
+        or len(parts) > len(record.actions)
+        or not all(x.isascii() and x.isdigit() and len(x) < 7 for x in parts)
+    ):
+        raise records.RecordError(f"meta[{SWAPPED_SPLITS!r}] must list action indices, got {short(text)}")
+    indices = {int(x) for x in parts}
+    odd = sorted(
+        i for i in indices if i >= len(record.actions) or decode_action(record.actions[i][1]).kind != SPLIT
+    )
+    if odd:
+        raise records.RecordError(f"meta[{SWAPPED_SPLITS!r}] names action {odd[0]}, which is no split")
+    return indices
+
+
+def move_text(state: State, seat: int, action: int, names: tuple[str, str], swap: bool = False) -> str:
+    """A decision in words, told with full information (for replays and watched games);
+    ``swap``: the open Competition's pairs are named the other way round (as the person who
+    split them named them)."""
     who = names[seat]
     kind, index = decode_action(action)
     if kind == TOKEN:
@@ -109,13 +147,15 @@ def move_text(state: State, seat: int, action: int, names: tuple[str, str]) -> s
         return f"{_does(who, 'play')} {TOKEN_NAMES[state.token]}: {card_names([*state.selection, index])}."
     if kind == SPLIT:
         a, b = split_sets(state.offer, index)
+        if swap:
+            a, b = b, a
         return (
             f"{_does(who, 'split')} the Competition cards: pair A {card_names(a)} | pair B {card_names(b)}."
         )
     if kind == GIFT_TAKE:
         return f"{_does(who, 'take')} {card_label(index)} from the Gift."
     taken = state.offer[2:] if index else state.offer[:2]
-    return f"{_does(who, 'take')} pair {'AB'[index]} ({card_names(taken)})."
+    return f"{_does(who, 'take')} pair {'AB'[index != swap]} ({card_names(taken)})."
 
 
 def _scored_text(state: State, names: tuple[str, str]) -> str:
@@ -133,7 +173,9 @@ def frame_playing(state: State) -> dict[str, Any] | None:
     return on_table(state.phase, state.token, state.to_move, 1 - state.to_move)
 
 
-def _frame(state: State, text: str, names: tuple[str, str], seat: int | None = None) -> dict[str, Any]:
+def _frame(
+    state: State, text: str, names: tuple[str, str], seat: int | None = None, swap: bool = False
+) -> dict[str, Any]:
     scored = state.phase in (Phase.ROUND_OVER, Phase.GAME_OVER)
     last = None if state.last_round is None else state.last_round.as_dict()
     result = None
@@ -142,6 +184,7 @@ def _frame(state: State, text: str, names: tuple[str, str], seat: int | None = N
         summary = game_summary(list(s.points), list(s.geishas), None if w == DRAW else w, names, state.round)
         result = {"winner": w, **summary}
     return {
+        "at": 0,
         "move": text,
         "seat": seat,
         "round": state.round,
@@ -155,7 +198,7 @@ def _frame(state: State, text: str, names: tuple[str, str], seat: int | None = N
         "tradeoffs": [list(cards_of(t)) for t in state.tradeoffs],
         "tokens": [[not s for s in sp] for sp in state.spent],
         "offer": list(state.offer),
-        "pairs": [list(state.offer[:2]), list(state.offer[2:])] if state.phase == Phase.COMP_ANSWER else None,
+        "pairs": _pairs(state, swap) if state.phase == Phase.COMP_ANSWER else None,
         "selection": list(state.selection),
         "removed": state.removed,
         "draw_pile": sorted(state.draw_pile),  # what is left, not the order it comes in
@@ -166,3 +209,9 @@ def _frame(state: State, text: str, names: tuple[str, str], seat: int | None = N
         "result": result,
         "winner": state.winner,
     }
+
+
+def _pairs(state: State, swap: bool) -> list[list[int]]:
+    """An open Competition's pairs, pair A first (``swap``: as the person who split it named them)."""
+    a, b = list(state.offer[:2]), list(state.offer[2:])
+    return [b, a] if swap else [a, b]

@@ -54,6 +54,9 @@ from hanamikoji_env.rules import (
 
 HUMAN = "human"
 """The player name a person gets in game records."""
+SWAPPED_SPLITS = "swapped_splits"
+"""A record's meta key: the action indices (space-separated) of the person's splits whose pair
+A is the engine's pair B, as they named them; a replay names those pairs alike."""
 VIEW_KEYS = (
     "seat",
     "opponent",
@@ -115,10 +118,13 @@ class GameSession:
         self.steps: list[dict[str, Any]] = []
         """The positions to play out before the view: the bot's moves since the person's last
         one, each as the table the person saw after it (``board``, from their own observation,
-        and its ``score``) and how many ``events`` had been told, so a board can play them out
-        one at a time; and for a move that ended a round (anyone's), the table before the
+        and its ``score``), how many ``events`` had been told and whose move led there (``by``:
+        ``"you"`` or ``"opponent"``), so a board can play them out one at a time; and for a move that ended a round (anyone's), the table before the
         scoring (phase ``ROUND_OVER``, :func:`round_end_board`), so the move is seen before the
         scoring screen covers it."""
+        self.swapped_splits: list[int] = []
+        """The record's action indices of the person's splits whose pair A is the engine's pair B
+        (:meth:`play`'s ``pair_a``): the record keeps them, so a replay names the pairs alike."""
         self.abandoned = False
         """The person left the game before its end (:meth:`abandon`): it is over, with no winner."""
         self._info = self._observe()
@@ -178,6 +184,8 @@ class GameSession:
                 )
             swap = sorted(pair_a) == pairs[1] != pairs[0]
         self.pairs_swapped = swap
+        if swap:
+            self.swapped_splits.append(len(self.env.history().actions))
         self._step(int(action), mine=True)
         if self.bot_replies:
             self.advance()
@@ -269,7 +277,7 @@ class GameSession:
             if len(summaries) == round_before:
                 ended = round_end_board(before, summaries[-1], self.seat, mine, action)
                 self._add(new)
-                self._add_step(ended, round_before, "ROUND_OVER")
+                self._add_step(ended, round_before, "ROUND_OVER", mine)
                 new = [scoring_event(summaries, self.seat, self.result())]
             if not self.over:
                 starts = "you start" if after.i_started else "the opponent starts"
@@ -280,15 +288,20 @@ class GameSession:
             new.append(event("table", "end", [], self.result()["text"]))  # type: ignore[index]
         self._add(new)
         if not mine and new and ended is None:  # the bot choosing cards, unseen yet, is no step
-            self._add_step(self._board(after), after.round, after.phase.name)
+            self._add_step(self._board(after), after.round, after.phase.name, mine)
 
     def _add(self, events: list[dict[str, Any]]) -> None:
         for e in events:
             e["n"] = len(self.events)
             self.events.append(e)
 
-    def _add_step(self, table: dict[str, Any], round_: int, phase: str) -> None:
-        step = {"events": len(self.events), "round": round_, "phase": phase}
+    def _add_step(self, table: dict[str, Any], round_: int, phase: str, mine: bool) -> None:
+        step = {
+            "events": len(self.events),
+            "round": round_,
+            "phase": phase,
+            "by": "you" if mine else "opponent",
+        }
         self.steps.append({**step, "board": table, "score": standing(table["markers"])})
 
     def _board(self, info: InfoSet) -> dict[str, Any]:
@@ -388,6 +401,8 @@ class GameSession:
         meta: records.Meta = {"source": self.source, "human_seat": self.seat, "practice": self.practice}
         if self.practice:
             meta["seed"] = self.seed  # the player chose it: it reveals nothing they did not know
+        if self.swapped_splits:
+            meta[SWAPPED_SPLITS] = " ".join(map(str, self.swapped_splits))
         return records.from_env(self.env, (players[0], players[1]), meta, stopped=stopped)
 
 

@@ -8,9 +8,10 @@ colour, :mod:`hanamikoji_env.play.geishas`) with their charm and markers (``^``
 the opponent's, ``v`` yours, ``.`` nobody's yet), the cards on both sides, what
 each player has face down and the tokens both have left, the Gift or
 Competition being played on the table (whose it is), your hand and the moves as
-they happen.  Where space is short a card is its initial and value on her
-colour (``P3``: Plum, 3 charm), the text on it black or white, whichever
-contrasts more, so it reads on dark and light terminals alike.
+they happen.  Where space is short (under :data:`FULL_NAMES_WIDTH` columns) a card
+is its initial and value on her colour (``P3``: Plum, 3 charm), wider its full
+name, the text on it black or white, whichever contrasts more, so it reads on
+dark and light terminals alike.
 
 Your choices are numbered: press the number.  A token's cards are chosen in any
 order: pick the token, then press the numbers of the cards in your hand to
@@ -18,18 +19,19 @@ select or put back each one; ``Enter`` confirms, ``Esc`` cancels.  An answer to 
 Gift or a Competition is chosen by its number and played on ``Enter`` (``Esc``
 chooses again).  At the end of each round the scoring stays on screen (the
 revealed Secrets, each geisha's cards and marker, the totals) until you press
-``Enter``.  ``?`` shows the rules.  When the game is over ``n`` starts another
+``Enter``, over that round's last table.  ``?`` shows the rules.  When the game is over ``n`` starts another
 against the same opponent from the other seat; ``q`` quits (a game in progress
 only after you confirm).  With ``--record FILE`` every finished game is appended
 to FILE as a game record (:mod:`hanamikoji_env.records`), and so is what was
-played of a game you quit (a record whose result is null).  No line wraps at
-80x24 or wider: the choices go onto lines of their own, a long log line is cut
-at a word (``…``).
+played of a game you quit (a record whose result is null).  No line runs off its
+panel at 80x24 or wider: the choices go onto lines of their own, a long log line
+goes on, indented, on the next row.
 """
 
 from __future__ import annotations
 
 import argparse
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +61,12 @@ from hanamikoji_env.rules import (
 )
 
 _MARK = {None: ".", "you": "v you", "opponent": "^ opp"}
+OUTCOME_STYLES = {
+    "you": "bold #ffffff on #1a7f37",
+    "opponent": "bold #ffffff on #b3261e",
+    "draw": "bold #000000 on #f2c94c",
+}
+"""A game's outcome by its winner, as a chip that reads on any terminal (green won, red lost)."""
 _NAME = 12
 """An opponent's spec is clipped to this many characters on the board (a line is 80)."""
 
@@ -83,22 +91,26 @@ def chip(g: int) -> str:
     return f"bold {text} on {colour}"
 
 
-def cards_text(cards: list[int], sep: str = " ") -> Text:
-    """Cards in their two-character form (``P3``), each on her colour; ``-`` for none."""
+FULL_NAMES_WIDTH = 100
+"""A status panel at least this wide names cards in full (``Sakura 5``), narrower in two
+characters (``S5``)."""
+
+
+def cards_text(cards: list[int], sep: str = " ", full: bool = False) -> Text:
+    """Cards in their two-character form (``P3``; ``full``: ``Purple 3``), each on her colour;
+    ``-`` for none."""
     text = Text()
     for i, g in enumerate(cards):
         text.append(sep if i else "")
-        text.append(short_label(g), style=chip(g))
+        text.append(card_label(g) if full else short_label(g), style=chip(g))
     return text if cards else Text("-")
 
 
-def clip_words(line: str, width: int) -> str:
-    """``line`` cut at a word to fit ``width`` columns, ``…`` marking the cut (a log line never
-    wraps: the next move starts a line of its own)."""
-    if len(line) <= width:
-        return line
-    cut = line[: max(width - 1, 1)]
-    return (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip(",;:") + "…"
+def wrap_words(line: str, width: int) -> list[str]:
+    """``line`` in rows of at most ``width`` columns, broken between words, each row after the
+    first indented two columns: a long log line is read whole, and the next move still starts a
+    row of its own."""
+    return textwrap.wrap(line, max(width, 8), subsequent_indent="  ", break_on_hyphens=False) or [""]
 
 
 def sentences(text: str) -> list[str]:
@@ -118,7 +130,7 @@ def header_text(view: dict[str, Any], width: int = 80) -> Text:
     you, opp = s["you"], s["opponent"]
     practice = " · practice" if view["practice"] else ""
     for theirs in (f"{opponent_name(view)} to move", "opponent to move", "their move"):
-        whose = {"you": "your move", "opponent": theirs, None: "game over"}
+        whose = {"you": "your move", "opponent": theirs, None: "game over", "scored": "round over"}
         line = (
             f" Round {view['round']} · {whose[view['to_move']]} · charm {you['charm']}-{opp['charm']} · "
             f"geishas {you['geishas']}-{opp['geishas']} (you-opp) · pile {view['board']['draw_pile_size']}"
@@ -164,32 +176,40 @@ def status_text(
     and not yet confirmed (see :class:`PlayApp`)."""
     b = view["board"]
     live = playing(view)
+    full = width >= FULL_NAMES_WIDTH
+
+    def cards(c: list[int]) -> Text:
+        return cards_text(c, full=full)
 
     def tokens(side: str, available: list[bool]) -> str:  # the one being played is on the table
         left = [TOKEN_NAMES[t] for t, ok in enumerate(available) if ok and live != (side, t)]
         return f"left: {', '.join(left) or '-'}"
 
     down = [name for t, name in ((0, "Secret"), (1, "Trade-off")) if not b["their_tokens"][t]]
+    revealed = view["result"] is not None and view.get("last_round") and view["last_round"]["secrets"][1]
     text = Text()
     text.append(f"{opponent_name(view)}: ", style="bold magenta")
     text.append(f"{b['their_hand_size']} in hand · ")
+    if revealed is not None and revealed is not False and "Secret" in down:  # scored: no longer face down
+        down.remove("Secret")
+        text.append("Secret ").append(cards([revealed])).append(" (revealed) · ")
     if down:
         text.append(f"down: {', '.join(down)} · ")
     text.append(tokens("opponent", b["their_tokens"]) + "\n")
     text.append("You: ", style="bold cyan")
-    text.append("Secret ").append(cards_text([b["secret"]] if b["secret"] >= 0 else []))
-    text.append(" · Trade-off ").append(cards_text(b["tradeoff"]))
+    text.append("Secret ").append(cards([b["secret"]] if b["secret"] >= 0 else []))
+    text.append(" · Trade-off ").append(cards(b["tradeoff"]))
     text.append(" · " + tokens("you", b["your_tokens"]) + "\n")
     if live is not None:
         text.append("On the table: ", style="bold")
         text.append("your " if live[0] == "you" else f"{opponent_name(view)}'s ")
         if view["phase"] == "GIFT_ANSWER":
-            text.append("Gift ").append(cards_text(b["offer"]))
+            text.append("Gift ").append(cards(b["offer"]))
         elif view["phase"] == "SPLIT":
-            text.append("Competition ").append(cards_text(b["offer"])).append(" to split")
+            text.append("Competition ").append(cards(b["offer"])).append(" to split")
         else:
-            text.append("Competition: pair A ").append(cards_text(b["set_a"]))
-            text.append(" | pair B ").append(cards_text(b["set_b"]))
+            text.append("Competition: pair A ").append(cards(b["set_a"]))
+            text.append(" | pair B ").append(cards(b["set_b"]))
         text.append("\n")
     selecting = pending is not None
     text.append("Your hand: ", style="bold")
@@ -197,17 +217,20 @@ def status_text(
         for i, g in enumerate(b["hand"]):
             on = i in pending["cards"]  # type: ignore[index]
             text.append(f"[{i + 1}]", style="bold cyan")
-            text.append(f"{'*' if on else ''}{short_label(g)}{'*' if on else ''}", style=chip(g))
+            name = card_label(g) if full else short_label(g)
+            text.append(f"{'*' if on else ''}{name}{'*' if on else ''}", style=chip(g))
             text.append(" ")
     else:
-        text.append(cards_text(b["hand"]))
+        text.append(cards(b["hand"]))
     text.append("\n")
     if view["result"] is not None:
         r = view["result"]
-        text.append(
-            {"you": "You won! ", "opponent": "You lost. ", "draw": "A draw. "}[r["winner"]],
-            style="bold green",
-        )
+        won = {
+            "you": ("You won! ", OUTCOME_STYLES["you"]),
+            "opponent": ("You lost. ", OUTCOME_STYLES["opponent"]),
+        }
+        words, style = won.get(r["winner"], ("A draw. ", OUTCOME_STYLES["draw"]))
+        text.append(words, style=style)
         text.append(r["reason"][0].upper() + r["reason"][1:] + ".\n")
         text.append("Press n to play again, q to quit.", style="bold")
     elif not view["your_move"]:
@@ -215,7 +238,7 @@ def status_text(
     elif selecting:
         name, need = TOKEN_NAMES[pending["token"]], pending["needed"] - len(pending["cards"])  # type: ignore[index]
         text.append(f"{name}: ", style="bold")
-        text.append("selected ").append(cards_text([b["hand"][i] for i in pending["cards"]]))  # type: ignore[index]
+        text.append("selected ").append(cards([b["hand"][i] for i in pending["cards"]]))  # type: ignore[index]
         text.append("; " + (f"choose {need} more by number" if need else "Enter confirms"))
         text.append(", Esc " + ("clears" if pending["fixed"] else "cancels"))  # type: ignore[index]
     elif answer is not None:
@@ -258,7 +281,7 @@ def scoring_table(event: dict[str, Any]) -> Table:
         owner = {None: "nobody", "you": "you", "opponent": "opponent"}
         marker = f"{owner[before]} -> {owner[after]}" if before != after else owner[after]
         t.add_row(
-            Text(card_label(g), style=f"bold {GEISHAS[g].colour}"),
+            Text(card_label(g), style=chip(g)),  # on her colour: readable on any terminal
             str(event["placed"][0][g]),
             str(event["placed"][1][g]),
             marker,
@@ -291,7 +314,8 @@ class RoundEnd(ModalScreen[None]):
             f"        opponent {counted(e['points'][1], 'charm point')}, {counted(e['geishas'][1], 'geisha')}\n"
         )
         if e["final"] and self.result is not None:
-            lines.append("\n".join(sentences(self.result["text"])) + "\n", style="bold green")
+            outcome = OUTCOME_STYLES.get(self.result["winner"], OUTCOME_STYLES["draw"])
+            lines.append("\n".join(sentences(self.result["text"])) + "\n", style=outcome)
         lines.append("Press Enter to continue.", style="bold")
         self.shown = lines.plain
         with Vertical():
@@ -347,7 +371,7 @@ class PlayApp(App[None]):
     #header { height: auto; background: $primary-darken-2; }
     #board { height: auto; border: round $accent; padding: 0 1; }
     #status { height: auto; padding: 0 1; }
-    #log { border: round $panel; scrollbar-gutter: stable; min-height: 4; }
+    #log { border: round $foreground 60%; scrollbar-gutter: stable; min-height: 4; }
     """
     BINDINGS = [
         Binding("q", "leave", "quit"),
@@ -372,6 +396,9 @@ class PlayApp(App[None]):
         self.shown_status = ""
         """The status panel's text and the log's lines, as last shown (for tests and tools)."""
         self.shown_log: list[str] = []
+        self.shown_view: dict[str, Any] = {}
+        """The view whose header and table are on screen (a round's scored table under its
+        round-end screen)."""
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -495,21 +522,54 @@ class PlayApp(App[None]):
         self.pending, self.answer = None, None
         if turn is not None and turn["token"] is not None:  # a selection begun (the engine holds its token)
             self.pending = {"token": turn["token"], "fixed": True, "cards": [], "needed": turn["needed"]}
-        seat = "you start" if view["seat"] == 0 else "you play second"
-        self.sub_title = f"round {view['round']} · {seat} · vs {view['opponent']}"
-        self.query_one("#header", Static).update(header_text(view, self.size.width or 80))
-        self.query_one("#board", Static).update(board_table(view))
-        self._show_status(view)
         for event in view["events"][self.logged :]:
             self._log(event["text"], {"you": "cyan", "opponent": "magenta"}.get(event["who"], "bold yellow"))
         self.logged = len(view["events"])
         scorings = [e for e in view["events"] if e["kind"] == "scoring"]
-        for event in scorings[self.seen_scorings :]:
-            self.push_screen(RoundEnd(event, view["result"]))
-        self.seen_scorings = len(scorings)
+        new, self.seen_scorings = scorings[self.seen_scorings :], len(scorings)
+        if new:
+            self._round_ends(view, new)
+        else:
+            self._draw(view)
         if self.session.over and self.record_path is not None and not self.recorded:
             self._append_record()
             self._log(f"The game record was appended to {self.record_path}.", "green")
+
+    def _draw(self, view: dict[str, Any], status: Text | None = None) -> None:
+        """The header, the table and the status of ``view`` (``status``: other words than a
+        view's own)."""
+        seat = "you start" if view["seat"] == 0 else "you play second"
+        self.sub_title = f"round {view['round']} · {seat} · vs {view['opponent']}"
+        self.query_one("#header", Static).update(header_text(view, self.size.width or 80))
+        self.query_one("#board", Static).update(board_table(view))
+        self.shown_view = view
+        if status is None:
+            self._show_status(view)
+        else:
+            self.query_one("#status", Static).update(status)
+            self.shown_status = status.plain
+
+    def _round_ends(self, view: dict[str, Any], scorings: list[dict[str, Any]]) -> None:
+        """Each scoring's screen over the table of the round it scores (every card placed, the
+        markers not moved yet: the view's step before that scoring), then ``view``."""
+        event, rest = scorings[0], scorings[1:]
+        ended = next(
+            (st for st in view["steps"] if st["phase"] == "ROUND_OVER" and st["round"] == event["round"]),
+            None,
+        )
+        if ended is not None:
+            scored = {**view, "round": ended["round"], "board": ended["board"], "score": ended["score"]}
+            last = "the result" if event["final"] else "the next deal"
+            words = Text(
+                f"Round {event['round']} is over: its table as scored. Enter shows {last}.", style="bold"
+            )
+            self._draw({**scored, "to_move": "scored", "result": None, "your_move": False}, words)
+        else:
+            self._draw(view)
+        self.push_screen(
+            RoundEnd(event, view["result"]),
+            lambda _: self._round_ends(view, rest) if rest else self._draw(view),
+        )
 
     def _show_status(self, view: dict[str, Any]) -> None:
         panel = self.query_one("#status", Static)
@@ -519,9 +579,9 @@ class PlayApp(App[None]):
 
     def _log(self, line: str, style: str) -> None:
         log = self.query_one("#log", RichLog)
-        shown = clip_words(line, log.scrollable_content_region.width or self.size.width - 6)
-        log.write(Text(shown, style=style))
-        self.shown_log.append(shown)
+        for row in wrap_words(line, log.scrollable_content_region.width or self.size.width - 6):
+            log.write(Text(row, style=style))
+            self.shown_log.append(row)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -555,6 +615,9 @@ def main(argv: list[str] | None = None) -> None:
                 pass
         parse_player(args.opponent)
         announce(parts_for([args.opponent]))
+        print(
+            f"Hanamikoji: starting a game against {clip(args.opponent, 60)}...", flush=True
+        )  # its load takes seconds
         session = GameSession(args.opponent, args.seat, args.seed, args.round_limit)
     except (ValueError, OSError) as e:
         parser.error(str(e))

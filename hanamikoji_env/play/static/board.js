@@ -1,7 +1,7 @@
 // The board drawn from the state: render() draws everything the state says, every time, so it
 // can run after any change; it changes nothing but the page.
 import { $, card, el, stack, tint } from "./dom.js";
-import { facts, label, names, pairSize, plural, splitChoice, tokenName } from "./words.js";
+import { bottomSeat, facts, label, names, pairSize, plural, splitChoice, tokenName } from "./words.js";
 import { state } from "./state.js";
 
 const PROMPTS = { SPLIT: "Split the Competition cards into two pairs", GIFT_ANSWER: "Take one Gift card", COMP_ANSWER: "Take a Competition pair" };
@@ -192,7 +192,8 @@ function drawControls() {
   $("selection-bar").hidden = true;
   $("next-move").hidden = !(state.busy && state.step && state.pace < 0);
   let prompt;
-  if (state.busy) prompt = state.step ? `${view.opponent} is playing… (move ${state.step.index + 1} of ${state.step.count})` : state.busyText;
+  const who = state.step && state.step.by === "you" ? "your move ends the round" : `${view.opponent} is playing`;
+  if (state.busy) prompt = state.step ? `${who}… (move ${state.step.index + 1} of ${state.step.count})` : state.busyText;
   else if (view.result) prompt = "";
   else if (!view.your_move) prompt = `${view.opponent} is thinking…`;
   else if (turn && !state.pending) {
@@ -269,6 +270,7 @@ export function openRoundEnd(upTo) {
   const r = state.game.result;
   if (s.final && r) body.push(el("p", { class: "final", text: `${{ you: "You won", opponent: "You lost", draw: "Draw" }[r.winner]}: ${r.reason}.` }));
   $("round-end-body").replaceChildren(...body);
+  dialog.returnValue = "";
   dialog.showModal();
   return true;
 }
@@ -299,7 +301,8 @@ function drawReplay() {
   extra.push(el("p", { class: "hidden-cards" }, [`Hidden from both players: the removed card ${label(f.removed)} · ${pile}`,
     ...f.draw_pile.map((g) => card(g, { class: "card small" }))]));
   $("replay-extra").replaceChildren(...extra);
-  const lines = frames.map((x, i) => ({ who: x.seat === 0 ? "bottom" : x.seat === 1 ? "top" : x.scoring ? "table scoring-line" : "table", frame: i, text: x.move, onclick: () => act("goto", i) }))
+  const me = bottomSeat(state.replay.players);
+  const lines = frames.map((x, i) => ({ who: x.seat === me ? "bottom" : x.seat === 1 - me ? "top" : x.scoring ? "table scoring-line" : "table", frame: i, text: x.move, onclick: () => act("goto", i) }))
     .slice(1, known ? frames.length : frame + 1);  // a watched game tells no move before it is played
   drawLog(lines, frame);
 }

@@ -76,7 +76,7 @@ async function present(view) {
   state.busy = steps.length > 0;
   for (const [index, step] of steps.entries()) {
     await roundEnds(step.events);  // a round scored before this position: its screen first
-    state.step = { index, count: steps.length };
+    state.step = { index, count: steps.length, by: step.by };
     placePlay(view, step);
     render();
     await wait();
@@ -103,12 +103,27 @@ function nextMove() {
 
 function roundEnds(upTo) {
   return new Promise((resolve) => {
-    const next = () => { if (!openRoundEnd(upTo)) resolve(); else $("round-end").addEventListener("close", next, { once: true }); };
+    const next = () => {
+      const peeked = $("round-end").returnValue === "peek";  // put aside: Back shows it again
+      if (peeked || openRoundEnd(upTo)) $("round-end").addEventListener("close", next, { once: true });
+      else resolve();
+    };
     next();
   });
 }
 
-$("round-end").addEventListener("close", () => { state.seenScorings += 1; });
+// The round-end screen put aside to look at the table it scored, then shown again
+function backToScoring() {
+  $("back-to-scoring").hidden = true;
+  $("round-end").returnValue = "";
+  $("round-end").showModal();
+}
+
+$("round-end").addEventListener("close", () => {
+  if ($("round-end").returnValue === "peek") $("back-to-scoring").hidden = false;
+  else state.seenScorings += 1;
+});
+$("back-to-scoring").addEventListener("click", backToScoring);
 
 const board = () => state.game.board;
 const answering = () => state.mode === "play" && state.position === state.game && state.game.your_move && !state.busy;
@@ -348,6 +363,7 @@ document.addEventListener("keydown", (event) => {
     event.preventDefault();
     return;
   }
+  if (!$("back-to-scoring").hidden && (event.key === "Enter" || event.key === "Escape")) { backToScoring(); event.preventDefault(); return; }
   if (state.mode === "play" && advance && (event.key === "ArrowRight" || event.key === " ")) { nextMove(); event.preventDefault(); return; }
   if (!answering() || $("round-end").open) return;
   const n = Number(event.key);

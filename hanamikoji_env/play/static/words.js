@@ -80,21 +80,28 @@ export function playTable(view, position, status) {
   };
 }
 
-// The table of a replayed or watched position (all cards shown); seats 0 and 1 named `players`
+// The seat a replay draws at the bottom: the person's ("you", whichever seat they played), else
+// seat 0; the other sits at the top, as the opponent does in live play
+export const bottomSeat = (players) => (players[1] === "you" ? 1 : 0);
+
+// The table of a replayed or watched position (all cards shown); seats 0 and 1 named `players`,
+// drawn as live play draws them: the person at the bottom, an open offer on the table
 export function frameTable(f, players) {
-  const side = (s) => (s === 0 ? "bottom" : s === 1 ? "top" : null);
-  const playing = f.playing ? { token: f.playing.token, side: side(f.playing.by) } : null;
+  const me = bottomSeat(players);
+  const side = (s) => (s === me ? "bottom" : s === 1 - me ? "top" : null);
+  const playing = f.playing ? { token: f.playing.token, offer: f.playing.offer, side: side(f.playing.by) } : null;
   const seat = (s) => ({
     name: players[s], tokens: f.tokens[s], hand: f.hands[s], playing: playing && playing.side === side(s) ? playing.token : null,
     secret: f.secrets[s] >= 0 ? label(f.secrets[s]) : null, tradeoff: f.tradeoffs[s].length ? names(f.tradeoffs[s]) : null,
   });
   const status = f.result ? "game over" : f.scoring ? "round scored" : f.to_move === null ? "round over" : `${players[f.to_move]} to move`;
+  const score = (s) => ({ charm: f.score.points[s], geishas: f.score.geishas[s] });
   return {
     round: f.round, status, pile: f.draw_pile.length, toMove: side(f.to_move),
-    score: { top: { charm: f.score.points[1], geishas: f.score.geishas[1] }, bottom: { charm: f.score.points[0], geishas: f.score.geishas[0] } },
-    markers: f.markers.map(side), sides: { top: f.placed[1], bottom: f.placed[0] },
+    score: { top: score(1 - me), bottom: score(me) },
+    markers: f.markers.map(side), sides: { top: f.placed[1 - me], bottom: f.placed[me] },
     offer: playing && playing.offer ? { kind: playing.offer, side: playing.side, cards: f.offer, pairs: f.pairs } : null,
-    top: seat(1), bottom: seat(0),
+    top: seat(1 - me), bottom: seat(me),
   };
 }
 
