@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
+# The commands and scripts the tests start run torch on one thread, as the tests do (below): the
+# two xdist workers already fill the cores, and more threads than cores wait on each other, the
+# more so on a busy machine.  (numba's thread count is set in-process only: changing its
+# environment after numba is imported breaks its next parallel kernel.)
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numba
 import pytest
 import torch
 
@@ -70,12 +78,25 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         by_module.setdefault(item.module.__name__ if item.module else item.nodeid, []).append(item)
     modules = sorted(by_module.values(), key=lambda tests: max(map(cost, tests)), reverse=True)
     items[:] = [item for tests in modules for item in sorted(tests, key=cost, reverse=True)]
+    for item in items:  # the tests of one costly module-scoped fixture on one worker: it is made once
+        shared = next((name for name in SHARED_FIXTURES if name in getattr(item, "fixturenames", ())), None)
+        if shared is not None:
+            item.add_marker(pytest.mark.xdist_group(shared))
+
+
+SHARED_FIXTURES = ("installed", "local_ray")
+"""Module-scoped fixtures that cost tens of seconds (a wheel built, installed and its kernels
+compiled; a Ray cluster): under ``pytest -n`` with ``--dist loadgroup`` (pyproject.toml) the
+tests using one run on one worker, so it is made once, not once a worker."""
 
 
 @pytest.fixture(autouse=True)
-def one_torch_thread():
-    """The tests' networks are tiny: one thread is fastest and immune to a busy machine."""
-    before = torch.get_num_threads()
+def one_thread():
+    """The tests' networks and batches are small: one thread each for torch and the bots' numba
+    kernels is fastest and immune to a busy machine (a test of several threads sets them)."""
+    before = torch.get_num_threads(), numba.get_num_threads()
     torch.set_num_threads(1)
+    numba.set_num_threads(1)
     yield
-    torch.set_num_threads(before)
+    torch.set_num_threads(before[0])
+    numba.set_num_threads(before[1])
