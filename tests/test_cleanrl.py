@@ -78,15 +78,26 @@ def test_bad_settings_are_one_line_errors(argv, message, capsys) -> None:
     assert message in capsys.readouterr().err
 
 
-@pytest.mark.slow(40)
+@pytest.mark.slow(16)
 def test_it_learns_to_beat_random(tmp_path) -> None:
-    *_, progress = learn(Args(updates=300, opponent="random"))
-    path = tmp_path / "agent.mlp"
-    cleanrl_ppo.export(progress.agent, path)
-    players = [parse_player(f"ckpt:{path}"), parse_player("random")]
-    results = run_tournament(players, 400, seed=1, workers=1, progress=False)
-    (pair,) = [row for row in results["pairs"] if row["a"] == results["players"][0]]
-    assert pair["win_rate"] > 0.56, pair  # 0.66 greedy after 300 updates (seed 0); random is 0.5
+    """Trained, the agent beats random clearly more than after its first update (a network barely
+    trained, played greedily, is some fixed player: 0.57 on these deals), on the same 400
+    mirrored deals."""
+
+    def score(agent: object, name: str) -> float:
+        path = tmp_path / f"{name}.mlp"
+        cleanrl_ppo.export(agent, path)
+        players = [parse_player(f"ckpt:{path}"), parse_player("random")]
+        results = run_tournament(players, 400, seed=1, workers=1, progress=False)
+        (pair,) = [row for row in results["pairs"] if row["a"] == results["players"][0]]
+        return pair["win_rate"]
+
+    first = None
+    for progress in learn(Args(updates=100, opponent="random")):
+        if first is None:  # the agent learns in place: scored now, after its first update
+            first = score(progress.agent, "first")
+    trained = score(progress.agent, "last")
+    assert trained >= first + 0.05 and trained > 0.6, (first, trained)  # 0.57 -> 0.66 (seed 0)
 
 
 def test_the_same_seed_trains_the_same_agent_whatever_the_caller_does_between_updates() -> None:
