@@ -34,7 +34,7 @@ import os
 import threading
 from collections import Counter, OrderedDict, deque
 from collections.abc import AsyncIterator, Callable
-from concurrent.futures import ProcessPoolExecutor, wait
+from concurrent.futures import Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
@@ -52,6 +52,9 @@ from hanamikoji_env.play.replays import bot_game, replay_frames, seat_names
 from hanamikoji_env.pool import init_worker, new_pool, submit_all
 
 T = TypeVar("T")
+START_SECONDS = 300.0
+"""How long replacement workers may take to start and warm up (a heavy bot's network loaded on a
+busy machine) before a task waiting for them is refused."""
 TASK_SECONDS = 60.0
 """The longest one task may take in a worker (a move, a watched game, a replay: seconds at
 most); past it the workers are killed and replaced, the others' tasks made again."""
@@ -150,6 +153,9 @@ class Workers:
         """The specs whose bots move in a worker (read once: a spec's checkpoint is not loaded
         again for every new game)."""
         self.lock = threading.Lock()
+        self.starting: list[Future[None]] = []
+        """The replacement workers' start (each one's warm-up): a task waits for it before its
+        own time limit runs."""
         self.pool: ProcessPoolExecutor | None = self._new_pool()
         self.turns = Turns(max(processes, 1), per_key=max(processes - 1, 1))
         """The workers, by address in turn, one address holding all but one at most."""
@@ -205,8 +211,15 @@ class Workers:
                     raise HTTPException(503, "a worker process of this server failed; try again") from None
 
     async def _in(self, pool: ProcessPoolExecutor | None, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
-        """``fn(*args)`` in one of ``pool``'s workers, within :data:`TASK_SECONDS`."""
+        """``fn(*args)`` in one of ``pool``'s workers, within :data:`TASK_SECONDS` of the workers
+        being ready (replacement workers start and warm up first, within :data:`START_SECONDS`)."""
         assert pool is not None
+        starting = [asyncio.wrap_future(f) for f in self.starting if not f.done()]
+        if starting:
+            try:
+                await asyncio.wait_for(asyncio.gather(*starting), START_SECONDS)
+            except TimeoutError:
+                raise HTTPException(503, "this server's workers are starting; try again") from None
         try:
             return await asyncio.wait_for(asyncio.wrap_future(pool.submit(fn, *args)), TASK_SECONDS)
         except TimeoutError:  # its worker would be lost for good: they go, the others' tasks retry
@@ -220,6 +233,8 @@ class Workers:
         with self.lock:
             if self.pool is pool:
                 self.pool = self._new_pool()
+                if self.pool is not None:  # started now, one task a worker: tasks wait for them
+                    self.starting = submit_all(self.pool, _ready, range(self.processes))
 
     async def act(self, bot: Bot, obs: dict[str, np.ndarray], client: str = "?") -> int:
         """``bot``'s move for ``obs``: in a worker for a :class:`PooledBot` (its generator and game
