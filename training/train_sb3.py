@@ -24,6 +24,7 @@ import numpy as np
 
 from hanamikoji_env.bots.base import Bot
 from hanamikoji_env.bots.spec import parse_player
+from hanamikoji_env.files import replace_atomically
 from hanamikoji_env.nn import MAX_HIDDEN, MAX_LAYERS
 from hanamikoji_env.tournament import format_table, run_tournament, write_outputs
 from hanamikoji_env.training.config import (
@@ -132,7 +133,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     run_dir = Path(cfg.runs_dir) / cfg.run_name
     (run_dir / "snapshots").mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.json").write_text(json.dumps(asdict(cfg), indent=2))
+    text = json.dumps(asdict(cfg), indent=2)
+    replace_atomically(run_dir / "config.json", lambda tmp: tmp.write_text(text))  # whole or not at all
     mixes = [OpponentMix(cfg.opponents, seed=cfg.seed + i) for i in range(cfg.n_envs)]
     venv = DummyVecEnv([lambda m=m: SingleAgentEnv(opponent=m) for m in mixes])
     venv.seed(cfg.seed)
