@@ -247,10 +247,7 @@ def _best_action(o, legal_actions, phase, samples, budget, rng, round_limit):
 def enum_row(o, m, plan, key, samples, budget, round_limit):
     """EnumBot's action for observation row ``o`` and mask ``m`` (the module docstring), its
     game's plan in ``plan`` (read and updated); -1 if ``o`` is not a consistent decision."""
-    tokens = np.zeros(NUM_TOKENS, dtype=np.int64)
-    prefix = np.zeros(4, dtype=np.int64)
-    legal_actions = np.zeros(NUM_ACTIONS, dtype=np.int64)
-    step, n, k = plan_step(o, m, plan, tokens, prefix, legal_actions)
+    step, n, k, tokens, prefix, legal_actions = plan_step(o, m, plan)
     if step != PLAN_NEEDED and step != ANSWER_NEEDED:
         return step
     rng = np.zeros(1, dtype=np.uint64)

@@ -98,13 +98,16 @@ ANSWER_NEEDED = -3
 
 
 @njit(cache=True, inline="always")
-def plan_step(o, m, plan, tokens, prefix, legal):
+def plan_step(o, m, plan):
     """What every planning bot does first at observation row ``o`` with mask ``m`` and its
-    game's ``plan`` (:data:`PLAN_WIDTH`), as ``(step, n, k)``: ``step`` is the action to play
-    at once (the plan's next card while selecting, or the only legal action), -1 if ``o`` is not
-    a consistent decision, :data:`PLAN_NEEDED` (a whole-turn plan of the tokens flagged in
-    ``tokens`` whose cards start with ``prefix[:n]``; ``plan``'s round and turn are set) or
-    :data:`ANSWER_NEEDED` (one of ``legal[:k]``, at a split or an answer)."""
+    game's ``plan`` (:data:`PLAN_WIDTH`), as ``(step, n, k, tokens, prefix, legal)``: ``step``
+    is the action to play at once (the plan's next card while selecting, or the only legal
+    action), -1 if ``o`` is not a consistent decision, :data:`PLAN_NEEDED` (a whole-turn plan of
+    the tokens flagged in ``tokens`` whose cards start with ``prefix[:n]``; ``plan``'s round and
+    turn are set) or :data:`ANSWER_NEEDED` (one of ``legal[:k]``, at a split or an answer)."""
+    tokens = np.zeros(NUM_TOKENS, dtype=np.int64)
+    prefix = np.zeros(4, dtype=np.int64)
+    legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
     phase = decision_phase(o)
     turn = turns_played(o)
     rnd = entry(o, O_ROUND)
@@ -114,12 +117,12 @@ def plan_step(o, m, plan, tokens, prefix, legal):
         token = one_hot(o, O_TOKEN, NUM_TOKENS)
         n = cards(o, O_SEL, prefix)
         if token < 0 or n >= 4:
-            return -1, n, k
+            return -1, n, k, tokens, prefix, legal
         same = plan[0] == rnd and plan[1] == turn and plan[2] == token and plan[3 + n] >= 0
         for x in range(n):
             same = same and plan[3 + x] == prefix[x]
         if same:
-            return CARD_BASE + plan[3 + n], n, k
+            return CARD_BASE + plan[3 + n], n, k, tokens, prefix, legal
         tokens[token] = 1  # no plan for this very turn (handed a position mid-turn): plan from here
     else:
         for a in range(NUM_ACTIONS):
@@ -127,13 +130,13 @@ def plan_step(o, m, plan, tokens, prefix, legal):
                 legal[k] = a
                 k += 1
         if k == 1:
-            return legal[0], n, k
+            return legal[0], n, k, tokens, prefix, legal
         if phase != TOKEN_PHASE:
-            return ANSWER_NEEDED, n, k
+            return ANSWER_NEEDED, n, k, tokens, prefix, legal
         for t in range(NUM_TOKENS):
             tokens[t] = m[t]
     plan[0], plan[1] = rnd, turn
-    return PLAN_NEEDED, n, k
+    return PLAN_NEEDED, n, k, tokens, prefix, legal
 
 
 @njit(cache=True, inline="always")
@@ -253,10 +256,7 @@ def _search_plans(o, tokens, prefix, n_prefix, select, samples, candidates, rng,
 def search_row(o, m, plan, key, samples, candidates, round_limit):
     """SearchBot's action for observation row ``o`` and mask ``m`` (see the module docstring),
     its game's plan in ``plan`` (read and updated); -1 if ``o`` is not a consistent decision."""
-    tokens = np.zeros(NUM_TOKENS, dtype=np.int64)
-    prefix = np.zeros(4, dtype=np.int64)
-    legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
-    step, n, k = plan_step(o, m, plan, tokens, prefix, legal)
+    step, n, k, tokens, prefix, legal = plan_step(o, m, plan)
     if step != PLAN_NEEDED and step != ANSWER_NEEDED:
         return step
     rng = np.zeros(1, dtype=np.uint64)
