@@ -132,11 +132,12 @@ def check_zip(
     error: type[ValueError] = RefusedFileError,
 ) -> list[str] | None:
     """The entry names of the zip archive ``source`` (a path, or a seekable stream left at its
-    start) after checking, from its directory alone, that no name is there twice, that they unpack
-    to at most ``max_unpacked`` bytes (the most a ``what`` may) and that ``unexpected(names)`` (the reader's layout: why
-    these names are not it, or ``None``) finds nothing; ``error`` in one line otherwise.  ``None``
-    when ``source`` does not start as a zip archive (its reader decides what it is: torch's legacy
-    format is a pickle) or is too damaged to list."""
+    start) after checking, from its directory alone, that no name is there twice, that they
+    unpack to at most ``max_unpacked`` bytes (the most a ``what`` may) and that
+    ``unexpected(names)`` (the reader's layout: why these names are not it, or ``None``) finds
+    nothing; ``error`` in one line otherwise.  ``None`` when ``source`` does not start as a zip
+    archive (its reader decides what it is: torch's legacy format is a pickle) or is too damaged
+    to list."""
     if isinstance(source, (str, os.PathLike)):
         with open(source, "rb") as f:
             head = f.read(4)

@@ -35,6 +35,7 @@ from hanamikoji_env.training.config import (
     read_yaml,
     short,
 )
+from hanamikoji_env.training.run_folder import write_saved_config
 
 
 @dataclass
@@ -133,8 +134,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     run_dir = Path(cfg.runs_dir) / cfg.run_name
     (run_dir / "snapshots").mkdir(parents=True, exist_ok=True)
-    text = json.dumps(asdict(cfg), indent=2)
-    replace_atomically(run_dir / "config.json", lambda tmp: tmp.write_text(text))  # whole or not at all
+    write_saved_config(run_dir, asdict(cfg))
     mixes = [OpponentMix(cfg.opponents, seed=cfg.seed + i) for i in range(cfg.n_envs)]
     venv = DummyVecEnv([lambda m=m: SingleAgentEnv(opponent=m) for m in mixes])
     venv.seed(cfg.seed)
@@ -179,7 +179,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     write_outputs(results, run_dir / "eval")
     print(format_table(results))
     summary["tournament"] = results
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    text = json.dumps(summary, indent=2)
+    replace_atomically(run_dir / "summary.json", lambda tmp: tmp.write_text(text))
     return summary
 
 

@@ -64,11 +64,11 @@ def replay_frames(record: records.GameRecord) -> list[dict[str, Any]]:
     for at, ((seat, action), before, state) in enumerate(
         zip(record.actions, states[:-1], states[1:], strict=True), start=1
     ):
-        told = len(frames)
+        told, kind = len(frames), decode_action(action).kind
         selecting = state.phase == Phase.SELECT and state.round == before.round
-        if selecting and decode_action(action).kind in (TOKEN, CARD):
+        if selecting and kind in (TOKEN, CARD):
             continue  # a token's cards are being chosen: one frame once they all are
-        if decode_action(action).kind == SPLIT:
+        if kind == SPLIT:
             swap = at - 1 in swapped
         text = move_text(before, seat, action, names, swap)
         ended = state.round != before.round or state.phase == Phase.GAME_OVER

@@ -119,9 +119,9 @@ class GameSession:
         """The positions to play out before the view: the bot's moves since the person's last
         one, each as the table the person saw after it (``board``, from their own observation,
         and its ``score``), how many ``events`` had been told and whose move led there (``by``:
-        ``"you"`` or ``"opponent"``), so a board can play them out one at a time; and for a move that ended a round (anyone's), the table before the
-        scoring (phase ``ROUND_OVER``, :func:`round_end_board`), so the move is seen before the
-        scoring screen covers it."""
+        ``"you"`` or ``"opponent"``), so a board can play them out one at a time; and for a move
+        that ended a round (anyone's), the table before the scoring (phase ``ROUND_OVER``,
+        :func:`round_end_board`), so the move is seen before the scoring screen covers it."""
         self.swapped_splits: list[int] = []
         """The record's action indices of the person's splits whose pair A is the engine's pair B
         (:meth:`play`'s ``pair_a``): the record keeps them, so a replay names the pairs alike."""

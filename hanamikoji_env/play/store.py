@@ -78,7 +78,7 @@ class GameStore:
             per_client,
         )
         self.games: OrderedDict[str, HeldGame] = OrderedDict()
-        self.finished: OrderedDict[str, HeldGame] = OrderedDict()
+        self.finished: OrderedDict[str, FinishedGame] = OrderedDict()
         self.lock = threading.Lock()
         """Guards the two dicts only, never a game's work."""
 
