@@ -123,7 +123,7 @@ def _overlaps(page: Any) -> list:
     """Pairs of the board's visible parts whose boxes intersect, with the page at its top (the
     dock is sticky: on a short screen it would cover the table)."""
     return page.evaluate(
-        """(parts) => { window.scrollTo(0, 0);
+        """async (parts) => { await Promise.all(document.getAnimations().map((a) => a.finished.catch(() => null)));  /* slides done */ window.scrollTo(0, 0);
             const boxes = parts.map((sel) => [sel, document.querySelector(sel)])
               .filter(([, n]) => n && n.getClientRects().length && !n.closest('[hidden]'))
               .map(([sel, n]) => [sel, n.getBoundingClientRect(), n]);
@@ -169,6 +169,37 @@ def _low_contrast(page: Any, selectors: list[str]) -> list:
         return "#" + "".join(f"{int(x):02x}" for x in rgb[rgb.index("(") + 1 : -1].split(",")[:3])
 
     return [(what, c, b) for what, c, b in pairs if contrast(hexed(c), hexed(b)) < 4.5]
+
+
+def _cut_words(page: Any) -> list[str]:
+    """Visible card names, scores and the results' headers drawn cut (an ellipsis) or broken
+    inside a word."""
+    return page.evaluate(
+        r"""async () => {
+            await Promise.all(document.getAnimations().map((a) => a.finished.catch(() => null)));  /* slides done */
+            const shown = (n) => n.getClientRects().length && getComputedStyle(n).visibility !== 'hidden';
+            const cut = [...document.querySelectorAll('.card .g, #scoreboard span, .player .slot, #rounds th')]
+              .filter((n) => shown(n) && n.scrollWidth > n.clientWidth + 1);
+            const broken = [...document.querySelectorAll('#rounds th')].filter((n) => {
+              if (!shown(n) || !n.firstChild) return false;
+              const words = n.textContent.split(/\s+/).length, range = document.createRange();
+              range.selectNodeContents(n);
+              return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > words;
+            });
+            return [...cut, ...broken].map((n) => `${n.className || n.tagName}: ${n.textContent}`);
+        }"""
+    )
+
+
+def _phone_fits(page: Any, what: str) -> None:
+    """On a phone the dock, while it covers the table (sticky), takes at most a third of the
+    window, and no word on the board is cut."""
+    share = page.evaluate(
+        """() => { const d = document.getElementById('dock');
+                   return getComputedStyle(d).position === 'sticky' ? d.getBoundingClientRect().height / innerHeight : 0; }"""
+    )
+    assert share <= 1 / 3, (what, round(share, 3))
+    assert not _cut_words(page), (what, _cut_words(page))
 
 
 def _table_top(page: Any) -> list[float]:
@@ -298,6 +329,7 @@ def _play_whole_game(page: Any, views: Views, tmp_path: Path, tag: str) -> dict:
         "pair": 0,
         "steps": 0,
         "lit": 0,
+        "next_move_at": set(),
     }
     steps = 0
     shown = None  # the last step of the opponent's playback on the board
@@ -314,6 +346,9 @@ def _play_whole_game(page: Any, views: Views, tmp_path: Path, tag: str) -> dict:
             if tag == "390":
                 assert not _overlaps(page), (shown["phase"], _overlaps(page))
                 _no_horizontal_overflow(page, 390)
+                _phone_fits(page, shown["phase"])
+            # nothing moves under the finger: Next move stays where it was, offer or none
+            seen["next_move_at"].add(round(page.locator("#next-move").bounding_box()["y"]))
             assert _table_top(page) == top, (tag, shown["phase"], page.text_content("#table"))
             seen["steps"] += 1
             seen["lit"] += shown["board"]["playing"] is not None
@@ -329,6 +364,7 @@ def _play_whole_game(page: Any, views: Views, tmp_path: Path, tag: str) -> dict:
         if tag == "390":  # a phone: the table, your row and the dock together, nothing covered
             assert not _overlaps(page), (page.text_content("#prompt"), _overlaps(page))
             _no_horizontal_overflow(page, 390)
+            _phone_fits(page, page.text_content("#prompt"))
         if page.locator("#round-end[open]").count():
             # the move that ended the round is on the table under the scoring screen
             assert shown is not None and shown["phase"] == "ROUND_OVER", shown and shown["phase"]
@@ -393,6 +429,8 @@ def _play_whole_game(page: Any, views: Views, tmp_path: Path, tag: str) -> dict:
             geishas = [GEISHA_NAMES.index(c.split()[0]) for c in picked.split(",")]
             seen["descending"] += geishas != sorted(geishas)
             assert not _actionable_out_of_view(page), (tag, "selection")
+            if tag == "390":
+                _phone_fits(page, "selection chosen")
             page.click("#confirm")
         elif page.locator(".group-B button.card").count():
             # the split, built on the cards: two of them moved into pair A, one moved back and again
@@ -412,6 +450,8 @@ def _play_whole_game(page: Any, views: Views, tmp_path: Path, tag: str) -> dict:
                 page.screenshot(path=str(tmp_path / f"split-{tag}.png"))
             seen["split"] += 1
             assert not _actionable_out_of_view(page), (tag, "split")
+            if tag == "390":
+                _phone_fits(page, "split chosen")
             page.click("#confirm")
         else:
             answers = page.locator("#offer button")
@@ -430,6 +470,8 @@ def _play_whole_game(page: Any, views: Views, tmp_path: Path, tag: str) -> dict:
                 seen["undone"] += 1
                 answers.last.click()
             assert not _actionable_out_of_view(page), (tag, "answer")
+            if tag == "390":
+                _phone_fits(page, "answer chosen")
             if tag == "390":
                 assert not _overlaps(page), ("answer chosen", _overlaps(page))
             page.click("#confirm")
@@ -454,7 +496,7 @@ def test_a_person_plays_a_whole_game_on_the_cards_and_replays_it(server: str, tm
         assert page.locator("#new-game").is_hidden()  # the form folds away during a game
         assert page.locator("#geishas .geisha").count() == 7
         assert [t.strip() for t in page.locator("#geishas .tile .name").all_text_contents()] == GEISHA_NAMES
-        assert "Round 1" in page.text_content("#scoreboard") and "practice game" in page.text_content(
+        assert "Round 1" in page.text_content("#scoreboard") and "practice" in page.text_content(
             "#scoreboard"
         )
         # while a token is chosen the hand is plain cards, readable, not disabled buttons
@@ -464,6 +506,7 @@ def test_a_person_plays_a_whole_game_on_the_cards_and_replays_it(server: str, tm
         assert not errors, errors
         assert seen["cancelled"] == 1 and seen["descending"] >= 1 and seen["abandon"] == 1
         assert seen["split"] >= 1 and seen["undone"] == 1 and seen["marked"] >= 3, seen
+        assert len(seen["next_move_at"]) == 1, seen["next_move_at"]  # nothing moved under the pointer
         assert seen["gift"] >= 1 and seen["pair"] >= 1, seen  # both kinds of answer, chosen and confirmed
         assert seen["steps"] > 0 and seen["lit"] > 0, seen  # played out one at a time, offers lit
         assert page.locator("#round-end[open]").count() == 0
@@ -479,7 +522,7 @@ def test_a_person_plays_a_whole_game_on_the_cards_and_replays_it(server: str, tm
         page.emulate_media(color_scheme="light")
         record = _download_record(page, "#download", tmp_path / "game.jsonl")
         assert record.players == ("human", "heuristic") and record.meta["seed"] == 1 and record.rounds == 3
-        assert seen["scorings"] == record.rounds and page.locator("#rounds tr").count() == 1 + record.rounds
+        assert seen["scorings"] == record.rounds and page.locator("#rounds tr").count() == 2 + record.rounds
 
         # the replay is the board itself, with the round ends as positions of their own
         page.click("#replay-this")
@@ -659,6 +702,8 @@ def test_the_board_fits_a_phone_and_keys_play_it(server: str, tmp_path: Path) ->
         page.select_option("#pace", "-1")
         seen = _play_whole_game(page, views, tmp_path, "390")
         assert seen["marked"] >= 3 and page.text_content("#headline") in ("You won", "You lost", "Draw")
+        assert len(seen["next_move_at"]) == 1, seen["next_move_at"]  # nothing moved under the finger
+        assert not _cut_words(page), _cut_words(page)  # the results' headers whole
         _no_horizontal_overflow(page, 390)
         assert not _overlaps(page)
         # the ending is read without scrolling: the headline and what next are in the window
@@ -672,12 +717,14 @@ def test_the_board_fits_a_phone_and_keys_play_it(server: str, tmp_path: Path) ->
         assert not _small_controls(page), _small_controls(page)
         page.screenshot(path=str(tmp_path / "finished-390.png"), full_page=True)
         # the replay of a finished game and the rules fit too
-        record = bot_game(("heuristic", "search"), seed=5)
+        record = bot_game(("pretrained", "search"), seed=5)  # the longest name a watch offers
         path = tmp_path / "one.jsonl"
         path.write_text(record.to_json() + "\n")
         page.set_input_files("#upload", str(path))
         page.wait_for_selector("#nav:not([hidden])")
-        page.click("#last")
+        for _ in range(len(replay_frames_of(record)) - 1):  # every position: no card name or score cut
+            page.click("#next")
+            assert not _cut_words(page), (page.text_content("#replay-pos"), _cut_words(page))
         _no_horizontal_overflow(page, 390)
         assert not _small_controls(page), _small_controls(page)
         page.click("#show-rules")
@@ -760,6 +807,13 @@ def test_the_pages_pure_helpers(server: str) -> None:
               const moved = structuredClone(table);
               moved.sides.top[2] += 1;
               moved.top.tokens[2] = false;
+              moved.sides.top[2] += 1;  // two cards of geisha 2 placed at once
+              const offered = structuredClone(table);
+              offered.offer = { kind: 'gift', side: 'top', cards: [1, 1, 4], pairs: null };
+              const taken = structuredClone(table);
+              taken.sides.bottom[1] += 1;
+              taken.sides.top[1] += 1;
+              taken.sides.top[4] += 1;
               const nextRound = structuredClone(table);
               nextRound.round += 1;
               nextRound.sides.top[4] = 1;
@@ -777,6 +831,7 @@ def test_the_pages_pure_helpers(server: str) -> None:
                 same: w.changes(table, structuredClone(table)).any,
                 moved: w.changes(table, moved),
                 deal: w.changes(table, nextRound),
+                offered: w.changes(table, offered), taken: w.changes(offered, taken),
                 table,
                 frame: w.frameTable(frames[1], ['a', 'b']),
                 scored: w.frameTable(scored, ['a', 'b']).status,
@@ -797,6 +852,15 @@ def test_the_pages_pure_helpers(server: str) -> None:
     assert got["same"] is False
     moved = got["moved"]
     assert moved["top"] == [2] and moved["tokens"]["top"] == [2] and moved["any"]
+    assert (
+        moved["added"]["top"][2] == 2
+        and sum(moved["added"]["top"]) == 2
+        and not any(moved["added"]["bottom"])
+    )
+    assert not moved["fromOffer"] and not got["offered"]["fromOffer"] and got["offered"]["offer"]
+    taken = got["taken"]  # a Gift taken: its cards land on both sides, from the offer
+    assert taken["fromOffer"] and taken["added"]["top"][1] == 1 and taken["added"]["top"][4] == 1
+    assert taken["added"]["bottom"][1] == 1 and sum(taken["added"]["bottom"]) == 1
     assert got["deal"]["top"] == [4] and got["deal"]["any"]  # a new deal's first move is marked
     t = got["table"]
     b = view["board"]
@@ -822,20 +886,12 @@ def live_positions(seat: int, seed: int) -> tuple[records.GameRecord, list[tuple
     return session.record(), positions
 
 
-@pytest.mark.slow(10)
-def test_a_replay_draws_every_position_as_live_play_drew_it(server: str) -> None:
-    """A record of a game played from either seat, replayed: at every position where the person
-    decided, the replay's table (drawn from the frame) has what live play's had (drawn from the
-    view): the person at the bottom, the sides, markers, tokens, hands, score, whose move, and
-    an open offer on the table with its side and cards.  Replays once put a person who played
-    second at the top and left every open offer off the table."""
-    from hanamikoji_env.play.replays import seat_names
-
-    games = []
-    for seat in (0, 0, 1, 1):
-        record, positions = live_positions(seat, seed=20 + len(games))
-        games.append([replay_frames_of(record), list(seat_names(record.players)), positions])
-    got = in_page(
+def live_and_recorded(server: str, games: list[list]) -> list[list[dict]]:
+    """For each game ``[frames, names, positions]`` (a replay's or watch's frames and seat names,
+    and live play's views at positions ``at``): at each position, the table live play draws
+    from the view and the one the replay draws from the frame there (None mid-selection, where
+    no frame is), in the parts a person compares, and the name at the bottom of the replay."""
+    return in_page(
         server,
         """async (games) => {
               const w = await import('/static/words.js');
@@ -855,6 +911,22 @@ def test_a_replay_draws_every_position_as_live_play_drew_it(server: str) -> None
             }""",
         games,
     )
+
+
+@pytest.mark.slow(10)
+def test_a_replay_draws_every_position_as_live_play_drew_it(server: str) -> None:
+    """A record of a game played from either seat, replayed: at every position where the person
+    decided, the replay's table (drawn from the frame) has what live play's had (drawn from the
+    view): the person at the bottom, the sides, markers, tokens, hands, score, whose move, and
+    an open offer on the table with its side and cards.  Replays once put a person who played
+    second at the top and left every open offer off the table."""
+    from hanamikoji_env.play.replays import seat_names
+
+    games = []
+    for seat in (0, 0, 1, 1):
+        record, positions = live_positions(seat, seed=20 + len(games))
+        games.append([replay_frames_of(record), list(seat_names(record.players)), positions])
+    got = live_and_recorded(server, games)
     for seat in (0, 1):
         offers = 0
         compared = got[2 * seat] + got[2 * seat + 1]  # two games from each seat
@@ -865,6 +937,106 @@ def test_a_replay_draws_every_position_as_live_play_drew_it(server: str) -> None
             assert c["replayed"] == c["live"], (seat, c["at"], c["phase"], c["live"], c["replayed"])
             offers += c["live"]["offer"] is not None
         assert offers >= 2, (seat, offers)  # the person answered offers: each on the table in both
+
+
+def seat_zero_positions(record: records.GameRecord) -> list[tuple[int, dict]]:
+    """A bot game replayed as live play by a person in seat 0 on the same deals: at each of
+    seat 0's decisions the person's view and how many actions led there."""
+    from hanamikoji_env.play.session import GameSession
+
+    session = GameSession("random", seat=0, decks=[list(d) for d in record.decks], bot_replies=False)
+    positions = []
+    for at, (seat, action) in enumerate(record.actions):
+        if seat == 0:
+            positions.append((at, session.view()))
+            session.play(action)
+        else:
+            session.bot_play(action)
+    assert session.over
+    return positions
+
+
+@pytest.mark.slow(5)
+def test_a_watched_game_draws_every_position_as_live_play_would(server: str) -> None:
+    """A bot game as the watch view shows it (the server's watch reply): at each of seat 0's
+    decisions its table equals the one live play draws for a person in seat 0 on the same deals
+    making the same moves (the sides, markers, tokens, hand, score, whose move and an open offer
+    with its pairs), seat 0 at the bottom."""
+    import json
+
+    from hanamikoji_env.play.workers import watched
+
+    matched, offers = 0, 0
+    for seed in (7, 8, 9):
+        reply = json.loads(watched(("heuristic", "search"), seed=seed, round_limit=None))
+        positions = seat_zero_positions(records.parse_line(reply["record"]))
+        [got] = live_and_recorded(server, [[reply["frames"], reply["names"], positions]])
+        for c in got:
+            if c["replayed"] is None:  # mid-selection: no frame
+                continue
+            assert c["bottom"] == reply["names"][0], (seed, c["at"])
+            assert c["replayed"] == c["live"], (seed, c["at"], c["phase"], c["live"], c["replayed"])
+            matched += 1
+            offers += c["live"]["offer"] is not None
+    assert matched >= 25 and offers >= 3, (matched, offers)
+
+
+@pytest.mark.slow(5)
+def test_moves_are_seen_happening_except_at_once_or_under_reduced_motion(server: str, tmp_path: Path) -> None:
+    """Stepping through a replay: the cards each move placed, and only those, slide in (from
+    below on the bottom side, from above on the top; from the middle when an offer is taken);
+    nothing moves at the "at once" pace or when the system asks for reduced motion."""
+    record = bot_record()
+    frames = replay_frames_of(record)
+    path = tmp_path / "one.jsonl"
+    path.write_text(record.to_json() + "\n")
+    arrivals = """() => [...document.querySelectorAll('.stack .mini.arrived')].map((n) =>
+        [n.closest('.stack').classList.contains('top') ? 'top' : 'bottom', getComputedStyle(n).animationName])"""
+    with sync_api.sync_playwright() as p:
+        browser = _launch(p)
+        page = browser.new_page(viewport={"width": 1280, "height": 900}, **HARNESS)
+        page.goto(server)
+        page.wait_for_selector("#opponent option[value=heuristic]", state="attached")
+        page.set_input_files("#upload", str(path))
+        page.wait_for_selector("#nav:not([hidden])")
+        page.select_option("#pace", "-1")  # by hand: one step a key
+        page.locator("#scrub").fill("0")
+        seen: dict[tuple[str, str], int] = {}
+        for i in range(1, len(frames)):
+            page.focus("#scrub")
+            page.keyboard.press("ArrowRight")
+            assert page.locator("#scrub").input_value() == str(i)
+            got = page.evaluate(arrivals)
+            before, after = frames[i - 1], frames[i]
+            gained = {
+                side: sum(max(0, a - b) for a, b in zip(after["placed"][s], before["placed"][s], strict=True))
+                for side, s in (("bottom", 0), ("top", 1))
+            }
+            if after["round"] != before["round"]:
+                continue  # a new deal: nothing placed yet
+            for side in ("bottom", "top"):
+                assert sum(1 for x in got if x[0] == side) == gained[side], (i, side, got, gained)
+            for side, name in got:
+                seen[(side, name)] = seen.get((side, name), 0) + 1
+        assert {("bottom", "from-below"), ("top", "from-above")} <= set(seen), seen
+        assert {("bottom", "from-above"), ("top", "from-below")} & set(seen), seen  # offers taken
+
+        def animations() -> set[str]:
+            """The arrivals' animations over the whole replay, stepped from its start."""
+            page.locator("#scrub").fill("0")
+            names = set()
+            for _ in range(len(frames) - 1):
+                page.focus("#scrub")
+                page.keyboard.press("ArrowRight")
+                names |= {name for _, name in page.evaluate(arrivals)}
+            return names
+
+        page.select_option("#pace", "0")  # at once: the same arrivals marked, nothing moving
+        assert animations() == {"none"}
+        page.select_option("#pace", "-1")
+        page.emulate_media(reduced_motion="reduce")
+        assert animations() == {"none"}
+        browser.close()
 
 
 def bot_record() -> records.GameRecord:

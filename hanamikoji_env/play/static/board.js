@@ -37,12 +37,12 @@ function drawTable(t, marks) {
     el("div", { class: "line" }, [
       el("span", { class: "round", text: `Round ${t.round}` }),
       el("span", { class: "turn", text: t.status }),
-      t.practice ? el("span", { class: "practice", title: "the seed was chosen, so the deal was known: a practice game", text: "practice game" }) : "",
+      t.practice ? el("span", { class: "practice", title: "the seed was chosen, so the deal was known: a practice game", text: "practice" }) : "",
     ]),
     el("div", { class: "line" }, [
       el("span", { class: "score top", text: `${t.top.name}: ${pts("top")}` }),
       el("span", { class: "score bottom", text: `${t.bottom.name}: ${pts("bottom")}` }),
-      el("span", { class: "pile", text: t.pile ? `draw pile: ${plural(t.pile, "card")}` : "draw pile: empty" }),
+      el("span", { class: "pile", title: "the draw pile", text: t.pile ? `pile: ${plural(t.pile, "card")}` : "pile: empty" }),
     ]),
   );
   for (const side of ["top", "bottom"]) {
@@ -66,10 +66,15 @@ function drawTable(t, marks) {
     const tile = marked(tint(el("div", { class: `tile ${m || "none"}` }, [
       el("span", { class: "name", text: gs.name }), el("span", { class: "charm", text: `charm ${gs.charm}` }), pill,
     ]), g), marks && marks.tiles.includes(g));
-    const side = (who) => marked(stack(t.sides[who][g], who, g), marks && marks[who].includes(g));
+    const side = (who) => marked(stack(t.sides[who][g], who, g, marks ? marks.added[who][g] : 0), marks && marks[who].includes(g));
     return el("div", { class: "geisha", "data-geisha": g }, [side("top"), tile, side("bottom")]);
   }));
   $("offer-area").toggleAttribute("data-last", Boolean(marks && marks.offer));
+  $("offer-area").dataset.from = t.offer ? t.offer.side : "";
+  // moves are seen happening: cards slide in from the hand that played them, or from the offer
+  // just taken; not at the "at once" pace (nor under reduced motion: the stylesheet)
+  $("geishas").classList.toggle("from-offer", Boolean(marks && marks.fromOffer));
+  $("board").toggleAttribute("data-instant", state.pace === 0);
   document.querySelectorAll(".top-name").forEach((n) => { n.textContent = t.top.name; });
   document.querySelectorAll(".bottom-name").forEach((n) => { n.textContent = t.bottom.name; });
 }
@@ -124,7 +129,7 @@ function drawOffer() {
       return node;
     }));
   } else if (!offer.pairs && deciding() && !theirs) {
-    $("offer-title").textContent = "Your Competition: put two cards in pair A, the other two are pair B";
+    $("offer-title").textContent = "Your Competition: split it into pairs A and B";
     const inA = state.pick ? state.pick.split : [];
     const group = (name, members) => el("div", { class: `set group-${name}`, "data-group": name }, [el("strong", { text: name }),
       ...members.map((i) => {
@@ -207,7 +212,7 @@ function drawControls() {
   } else if (state.pick && state.pick.split) {
     const ready = splitChoice(view.choices, view.board.offer, state.pick.split) !== null;
     const more = pairSize(view.choices) - state.pick.split.length;
-    prompt = ready ? "Confirm the two pairs, or move a card to change them" : `Tap ${plural(more, "more card")} to put in pair A`;
+    prompt = ready ? "Confirm the pairs, or move a card" : `Choose ${plural(more, "more card")} for pair A`;
     bar(`Pair A: ${names(state.pick.split.map((i) => view.board.offer[i]))}`, ready, "Clear");
   } else if (state.pick) {
     prompt = "Confirm, or choose again";
@@ -251,7 +256,9 @@ function drawEnding() {
   $("result").textContent = r.text;
   const rounds = view.events.filter((e) => e.kind === "scoring");
   $("rounds").replaceChildren(
-    el("tr", {}, ["round", "you: charm", "geishas", `${view.opponent}: charm`, "geishas"].map((h) => el("th", { text: h }))),
+    // each player's name over its two columns: a whole name never breaks
+    el("tr", {}, [el("th", { rowspan: 2, text: "round" }), el("th", { colspan: 2, text: "You" }), el("th", { colspan: 2, text: view.opponent })]),
+    el("tr", {}, ["charm", "geishas", "charm", "geishas"].map((h) => el("th", { text: h }))),
     ...rounds.map((e) => el("tr", {}, [e.round, e.points[0], e.geishas[0], e.points[1], e.geishas[1]].map((x) => el("td", { text: String(x) })))),
   );
   $("download").href = `/api/games/${encodeURIComponent(view.id)}/record`;

@@ -28,7 +28,8 @@ export function card(g, attrs = {}) {
     [el("span", { class: "band" }), el("span", { class: "charm-badge", text: String(facts.geishas[g].charm) }), el("span", { class: "g", text: facts.geishas[g].name })]), g);
 }
 
-export function stack(n, who, g) {
+// A side's cards of geisha g: n of them, the last `arrived` just placed (drawn moving in)
+export function stack(n, who, g, arrived = 0) {
   return el("div", { class: `stack ${who}`, title: `${plural(n, "card")} of ${facts.geishas[g].name}` },
-    [...Array.from({ length: n }, () => tint(el("span", { class: "mini" }), g)), n ? el("span", { class: "count", text: String(n) }) : ""]);
+    [...Array.from({ length: n }, (_, i) => tint(el("span", { class: i >= n - arrived ? "mini arrived" : "mini" }), g)), n ? el("span", { class: "count", text: String(n) }) : ""]);
 }

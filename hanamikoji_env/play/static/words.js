@@ -112,14 +112,21 @@ export function dealt(t) {
   return { ...t, sides: { top: zero, bottom: zero }, offer: null, top: fresh(t.top), bottom: fresh(t.bottom) };
 }
 
-// What changed from table a to table b, to mark on the table: stacks, markers, tokens and a new
-// offer; a new round is compared with its fresh deal, so its first move is marked too
+// What changed from table a to table b, to mark on the table: stacks (and how many cards each
+// gained, `added`), markers, tokens and a new offer; `fromOffer`: the cards came from an offer
+// just taken, not from a hand.  A new round is compared with its fresh deal, so its first move
+// is marked too
 export function changes(a, b) {
   if (a && a.round !== b.round) a = dealt(b);
   if (!a) return null;
   const m = { top: [], bottom: [], tiles: [], tokens: { top: [], bottom: [] }, offer: Boolean(b.offer) && JSON.stringify(b.offer) !== JSON.stringify(a.offer) };
+  m.added = { top: b.markers.map(() => 0), bottom: b.markers.map(() => 0) };
+  m.fromOffer = Boolean(a.offer) && !b.offer;
   b.markers.forEach((_, g) => {
-    for (const side of ["top", "bottom"]) if (a.sides[side][g] !== b.sides[side][g]) m[side].push(g);
+    for (const side of ["top", "bottom"]) {
+      if (a.sides[side][g] !== b.sides[side][g]) m[side].push(g);
+      m.added[side][g] = Math.max(0, b.sides[side][g] - a.sides[side][g]);
+    }
     if (a.markers[g] !== b.markers[g]) m.tiles.push(g);
   });
   for (const side of ["top", "bottom"]) {
