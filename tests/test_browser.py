@@ -581,6 +581,7 @@ def test_watching_two_bots_and_stepping_through_a_record_file_of_many_games(
         )
         assert disabled and "playing the game" in status, (disabled, status)
         page.wait_for_selector("#nav:not([hidden])")
+        assert page.locator("#watch-download").is_hidden()  # the record tells the result: not before the end
         page.select_option("#pace", "300")
         assert page.locator("#scrub").is_hidden() and " of " not in (page.text_content("#replay-pos") or "")
         page.wait_for_function("document.getElementById('replay-pos').textContent.startsWith('move 2 ')")
@@ -695,7 +696,19 @@ def test_the_board_fits_a_phone_and_keys_play_it(server: str, tmp_path: Path) ->
         page.keyboard.press("4")
         assert page.text_content("#selected") == "Pair A: Iris 2, Sakura 5"
         assert not _actionable_out_of_view(page)
+        # while the split is on its way, the pairs stay as built, named as the person's
+        page.evaluate(
+            """() => { const send = window.fetch; let release; const held = new Promise((r) => { release = r; });
+                       window.releaseTurn = () => { window.fetch = send; release(); };
+                       window.fetch = async (url, options) => { if (String(url).endsWith('/actions')) await held;
+                                                                 return send(url, options); }; }"""
+        )
         page.keyboard.press("Enter")
+        page.wait_for_function("document.getElementById('board').getAttribute('aria-busy') === 'true'")
+        assert page.text_content("#offer-title") == "Your Competition, being split into pairs"
+        groups = [page.locator(f".group-{g} .card").all_text_contents() for g in "AB"]
+        assert groups == [["2Iris", "5Sakura"], ["2Willow", "4Orchid"]], groups
+        page.evaluate("window.releaseTurn()")
         _wait_render(page)
         assert "pair A Iris 2, Sakura 5 | pair B Willow 2, Orchid 4" in (page.text_content("#log") or "")
         # and the rest of the game by touch, everything to act on in the window at every decision

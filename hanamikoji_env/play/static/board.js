@@ -4,6 +4,7 @@ import { $, card, el, stack, tint } from "./dom.js";
 import { bottomSeat, facts, label, names, pairSize, plural, splitChoice, tokenName } from "./words.js";
 import { state } from "./state.js";
 
+const STATS = ["charm", "geishas"];  // a round's result for each player, as the results table shows it
 const PROMPTS = { SPLIT: "Split the Competition cards into two pairs", GIFT_ANSWER: "Take one Gift card", COMP_ANSWER: "Take a Competition pair" };
 
 export function render() {
@@ -116,10 +117,11 @@ function drawOffer() {
   area.hidden = !offer;
   if (!offer) { $("offer").replaceChildren(); return; }
   const who = state.table[offer.side].name;
+  const whose = /^you$/i.test(who) ? "Your" : `${who}'s`;  // a replay names the person "you"
   const theirs = state.mode === "play" ? offer.side === "top" : true;
   const mine = deciding() && theirs;  // an answer to make
   if (offer.kind === "gift") {
-    $("offer-title").textContent = mine ? `A Gift from ${who}: take one card` : state.mode === "play" && !theirs ? `Your Gift, waiting for ${state.table.top.name}` : `${who}'s Gift`;
+    $("offer-title").textContent = mine ? `A Gift from ${who}: take one card` : state.mode === "play" && !theirs ? `Your Gift, waiting for ${state.table.top.name}` : `${whose} Gift`;
     $("offer").replaceChildren(...offer.cards.map((g, i) => {
       if (!mine) return card(g);
       const on = state.pick && state.pick.index === i;
@@ -138,11 +140,16 @@ function drawOffer() {
         return node;
       })]);
     $("offer").replaceChildren(group("A", inA), group("B", offer.cards.map((_, i) => i).filter((i) => !inA.includes(i))));
+  } else if (!offer.pairs && state.mode === "play" && !theirs) {  // the person's split, being sent
+    $("offer-title").textContent = "Your Competition, being split into pairs";
+    const inA = state.pick && state.pick.split ? state.pick.split : [];
+    const group = (name, members) => el("div", { class: `set group-${name}` }, [el("strong", { text: name }), ...members.map((i) => card(offer.cards[i]))]);
+    $("offer").replaceChildren(group("A", inA), group("B", offer.cards.map((_, i) => i).filter((i) => !inA.includes(i))));
   } else if (!offer.pairs) {
-    $("offer-title").textContent = `${who}'s Competition, being split into pairs`;
+    $("offer-title").textContent = `${whose} Competition, being split into pairs`;
     $("offer").replaceChildren(...offer.cards.map((g) => card(g)));
   } else {
-    $("offer-title").textContent = mine ? `A Competition from ${who}: take pair A or B` : state.mode === "play" && !theirs ? `Your Competition, waiting for ${state.table.top.name}` : `${who}'s Competition pairs`;
+    $("offer-title").textContent = mine ? `A Competition from ${who}: take pair A or B` : state.mode === "play" && !theirs ? `Your Competition, waiting for ${state.table.top.name}` : `${whose} Competition pairs`;
     $("offer").replaceChildren(...offer.pairs.map((cards, i) => {
       const parts = [el("strong", { text: "AB"[i] }), ...cards.map((g) => card(g))];
       if (!mine) return el("div", { class: "set" }, parts);
@@ -256,9 +263,9 @@ function drawEnding() {
   $("result").textContent = r.text;
   const rounds = view.events.filter((e) => e.kind === "scoring");
   $("rounds").replaceChildren(
-    // each player's name over its two columns: a whole name never breaks
-    el("tr", {}, [el("th", { rowspan: 2, text: "round" }), el("th", { colspan: 2, text: "You" }), el("th", { colspan: 2, text: view.opponent })]),
-    el("tr", {}, ["charm", "geishas", "charm", "geishas"].map((h) => el("th", { text: h }))),
+    // each player's name over its columns: a whole name never breaks
+    el("tr", {}, [el("th"), ...["You", view.opponent].map((name) => el("th", { colspan: STATS.length, text: name }))]),
+    el("tr", {}, ["round", ...STATS, ...STATS].map((h) => el("th", { text: h }))),
     ...rounds.map((e) => el("tr", {}, [e.round, e.points[0], e.geishas[0], e.points[1], e.geishas[1]].map((x) => el("td", { text: String(x) })))),
   );
   $("download").href = `/api/games/${encodeURIComponent(view.id)}/record`;
@@ -288,6 +295,7 @@ function drawReplay() {
   const { frames, frame, watched, seenEnd } = state.replay;
   const f = frames[frame];
   const known = !watched || seenEnd;  // a watched game does not tell its length before its end
+  $("watch-download").hidden = !(watched && seenEnd);  // nor its result, which the record holds
   $("scrub").hidden = !known;
   $("last").hidden = !known;
   $("scrub").max = String(frames.length - 1);

@@ -215,7 +215,6 @@ function startGame(settings) {
 function showFrames(data, watched = false) {
   stopTimer();
   Object.assign(state.replay, { frames: data.frames, frame: 0, players: data.names, watched, seenEnd: false });
-  $("watch-download").hidden = !watched;
   if (watched) $("watch-download").href = URL.createObjectURL(new Blob([data.record], { type: "application/x-ndjson" }));
   state.mode = "replay";
   state.table = null;
