@@ -47,8 +47,11 @@ against the AEC env.
   own (the history of actions, replayed).
 - **Resampling** (for ISMCTS): ``resample_from_infostate(player, sampler)``
   deals what ``player`` has not seen again at random; the player's information
-  state (string and tensor), observation and legal actions stay the same (the
-  resampled state keeps the game's log and digests: its past as the player saw it).
+  state (string and tensor), observation and legal actions stay the same.  The
+  round is played again from its deal with the opponent's first hand, draws,
+  Secret and Trade-off made the new deal's, so every view of it, the opponent's
+  and those after a scoring included, is that of one deal (``history()`` stays
+  the game's).  Earlier rounds are as they were.
 - **From a position**: ``HanamikojiState.from_position(game, state)`` starts at a
   :class:`~hanamikoji_env.rules.State`'s decision; a State has no past, so its
   information-state tensor recalls nothing before it.
@@ -57,13 +60,13 @@ against the AEC env.
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pyspiel
 
 from hanamikoji_env import engine
-from hanamikoji_env.actions import NUM_ACTIONS, action_name
+from hanamikoji_env.actions import CARD_BASE, NUM_ACTIONS, SECRET, TRADEOFF, action_name
 from hanamikoji_env.engine import C_CURRENT, C_PHASE, C_TURN, C_WINNER, GAME_OVER, ROUND_OVER, TOKEN_PHASE
 from hanamikoji_env.observation import DEFAULT_VERSION, VERSIONS, ObservationVersion, decode, get_version
 from hanamikoji_env.rules import (
@@ -184,6 +187,8 @@ class HanamikojiState(pyspiel.State):
         self._digests: list[bytes] = [b"", b""]
         """Each player's chained digest of every change of its view: its perfect recall."""
         self._record_views()
+        self._round_start: _RoundStart | None = None
+        """The state as this round's deal began (None: from_position, no deal seen)."""
 
     # ------------------------------------------------------------ OpenSpiel ---
 
@@ -202,6 +207,14 @@ class HanamikojiState(pyspiel.State):
         return [(g, int(n) / total) for g, n in enumerate(self._pool) if n]
 
     def _apply_action(self, action: int) -> None:
+        if self._dealt == []:  # a round's deal begins: where a resample replays this round from
+            self._round_start = _RoundStart(
+                self._row.copy(), self._pool.copy(), tuple(self._digests), tuple(self._views),
+                self._new_game, len(self.history()),
+            )  # fmt: skip
+        self._step(action)
+
+    def _step(self, action: int) -> None:
         if self._dealt is not None:
             self._deal(action)
         elif self._drawing >= 0:
@@ -266,8 +279,66 @@ class HanamikojiState(pyspiel.State):
         obs = np.empty(VERSIONS[1].size, dtype=np.float32)
         self.encode(player, obs, VERSIONS[1])  # what determinize reads
         world = determinize(obs, rng, self._limit)  # the player as seat 0
+        world = world if player == 0 else swap_seats(world)
+        if self._round_start is None:  # from_position: no past this round, nothing to replay
+            twin = self.clone()
+            twin._set_position(world)
+            return twin
+        return self._replayed(world, 1 - player, rng)
+
+    def _replayed(self, world: State, seat: int, rng: np.random.Generator) -> HanamikojiState:
+        """This round played again from its deal with ``seat``'s hidden cards those of ``world``
+        (what :meth:`resample` dealt): the same moves, but ``seat``'s first hand, its draws, the
+        cards under its Secret and Trade-off and the removed card such that it holds ``world``'s
+        cards now, so every view (and digest) of the copy is that of one deal.  Each of ``seat``'s
+        draws is a card it holds now or plays at that turn or later (chosen at random, from its
+        last turn back): its first hand is then what it ever held minus its draws, and covers
+        each of its plays."""
+        start = self._round_start
+        assert start is not None
+        row = self._row[0]
+        at = engine.log_at(int(row[engine.C_ROUND]))
+        log = [int(w) for w in row[at : at + engine.TURNS_PER_ROUND]]
+        starter = int(row[engine.C_STARTER])
+        cards_of = lambda counts: [g for g, n in enumerate(counts) for _ in range(n)]  # noqa: E731
+        hidden = {SECRET: [world.secrets[seat]], TRADEOFF: cards_of(world.tradeoffs[seat])}
+        held, draws, played = cards_of(world.hands[seat]), {}, []
+        for t in range(engine.TURNS_PER_ROUND - 1, -1, -1):
+            if (starter + t) % 2 != seat or not log[t]:
+                continue
+            token, count = (
+                engine.log_field(log[t], engine.F_TOKEN) - 1,
+                engine.log_field(log[t], engine.F_COUNT),
+            )
+            cards = hidden[token][:count] if token in hidden else [
+                engine.log_field(log[t], engine.F_CARDS + 3 * k) for k in range(count)
+            ]  # fmt: skip
+            held, played = held + cards, played + cards
+            if engine.log_field(log[t], engine.F_DRAW):
+                draws[t] = held.pop(int(rng.integers(len(held))))
+        first = cards_of(world.hands[seat]) + played
+        for card in draws.values():
+            first.remove(card)
+        history = self.history()[start.history :]
+        size = self._variant.hand_size
+        deal = list(history[:DEAL_OUTCOMES])
+        deal[0], deal[1 + size * seat : 1 + size * (seat + 1)] = world.removed, sorted(first)
+        if starter == seat:
+            deal[-1] = draws[0]
         twin = self.clone()
-        twin._set_position(world if player == 0 else swap_seats(world))
+        twin._row, twin._pool = start.row.copy(), start.pool.copy()
+        twin._digests, twin._views = list(start.digests), list(start.views)
+        twin._dealt, twin._drawing, twin._new_game = [], -1, start.new_game
+        for k, action in enumerate(history):
+            r = twin._row[0]
+            if k < DEAL_OUTCOMES:
+                action = deal[k]
+            elif twin._drawing == seat:  # its draw of a later turn
+                action = draws[int(r[C_TURN])]
+            elif twin._drawing < 0 and r[C_CURRENT] == seat and r[C_PHASE] == engine.SELECT_PHASE:
+                cards = hidden.get(int(r[engine.C_TOKEN]))
+                action = action if cards is None else CARD_BASE + cards[int(r[engine.C_SEL_LEN])]
+            twin._step(action)
         return twin
 
     def resample_from_infostate(self, player: int, probability_sampler: Any) -> HanamikojiState:
@@ -320,6 +391,17 @@ class HanamikojiState(pyspiel.State):
             if view != self._views[player]:
                 self._views[player] = view
                 self._digests[player] = hashlib.blake2b(self._digests[player] + view, digest_size=16).digest()
+
+
+class _RoundStart(NamedTuple):
+    """A state as a round's deal began, and where the game's history was then."""
+
+    row: np.ndarray
+    pool: np.ndarray
+    digests: tuple[bytes, bytes]
+    views: tuple[bytes, bytes]
+    new_game: bool
+    history: int
 
 
 def swap_seats(state: State) -> State:

@@ -9,8 +9,8 @@ from helpers import DECK_2, DECK_MIRROR, MIRROR_SCRIPT, OpponentPolicy, extra, s
 pyspiel = extra("pyspiel", reason="the openspiel extra is not installed")
 
 from hanamikoji_env import engine, raw_env, rules  # noqa: E402
-from hanamikoji_env.actions import SPLIT_BASE  # noqa: E402
-from hanamikoji_env.openspiel import DEFAULT_ROUND_LIMIT, HanamikojiState  # noqa: E402
+from hanamikoji_env.actions import CARD_BASE, SPLIT_BASE  # noqa: E402
+from hanamikoji_env.openspiel import DEAL_OUTCOMES, DEFAULT_ROUND_LIMIT, HanamikojiState  # noqa: E402
 
 GAME = pyspiel.load_game("python_hanamikoji")
 
@@ -235,3 +235,103 @@ def test_from_position_and_round_limit_tie_breaks() -> None:
     assert engine.state_from_row(s._row[0], 2, None) == state
     with pytest.raises(ValueError, match="decision"):
         HanamikojiState.from_position(GAME, state._replace(phase=rules.Phase.ROUND_OVER))
+
+
+def _log_of(state: HanamikojiState) -> list[int]:
+    """The current round's log numbers (one a turn) of ``state``."""
+    row = state._row[0]
+    at = engine.log_at(int(row[engine.C_ROUND]))
+    return [int(w) for w in row[at : at + rules.TURNS_PER_ROUND]]
+
+
+def _field(word: int, shift: int) -> int:
+    return engine.log_field(word, shift)
+
+
+def replayed_from_its_deal(state: HanamikojiState, twin: HanamikojiState, player: int) -> HanamikojiState:
+    """A fresh game played to ``twin``'s position from the deal ``twin`` tells of: ``state``'s
+    history up to this round's deal, then this round with the opponent's first hand, draws,
+    Secret and Trade-off cards and the removed card read from ``twin`` (its position and log),
+    ``player``'s own as they were, and every move the same."""
+    opp, history = 1 - player, state.history()
+    fresh, i = GAME.new_initial_state(), 0
+    rnd = twin.position().round
+    while not (fresh._dealt == [] and fresh.position().round == rnd - 1):  # this round's deal next
+        fresh.apply_action(history[i])
+        i += 1
+    log, pos = _log_of(twin), twin.position()
+    starter = pos.starter
+    theirs = [t for t, w in enumerate(log) if w and (starter + t) % 2 == opp]
+    played = [
+        _field(log[t], engine.F_CARDS + 3 * k) for t in theirs for k in range(_field(log[t], engine.F_COUNT))
+    ]
+    drawn = [_field(log[t], engine.F_DRAW) - 1 for t in theirs]
+    held = [g for g in range(rules.NUM_GEISHAS) for _ in range(pos.hands[opp][g])]
+    first_hand = sorted(held + played)
+    for card in drawn:
+        first_hand.remove(card)
+    deal = list(history[i : i + DEAL_OUTCOMES])
+    deal[0] = pos.removed
+    size = rules.FULL.hand_size
+    deal[1 + size * opp : 1 + size * (opp + 1)] = first_hand
+    if starter == opp:
+        deal[-1] = drawn[0]
+    for a in deal:
+        fresh.apply_action(a)
+    i += DEAL_OUTCOMES
+    hidden = {
+        rules.SECRET: [pos.secrets[opp]],
+        rules.TRADEOFF: sorted(g for g in range(rules.NUM_GEISHAS) for _ in range(pos.tradeoffs[opp][g])),
+    }
+    while len(fresh.history()) < len(history):
+        action = history[i]
+        i += 1
+        if fresh.is_chance_node():  # a turn's draw
+            turn = int(fresh._row[0, engine.C_TURN])
+            if fresh._drawing == opp:
+                action = _field(log[turn], engine.F_DRAW) - 1
+        else:
+            p = fresh.position()
+            if p.current == opp and p.phase == rules.Phase.SELECT and p.token in hidden:
+                action = CARD_BASE + hidden[p.token][len(p.selection)]
+        fresh.apply_action(action)
+    return fresh
+
+
+def _views(state: HanamikojiState) -> list:
+    return [
+        (state.information_state_tensor(p), state.observation_tensor(p), state.information_state_string(p),
+         state.observation_string(p))
+        for p in (0, 1)
+    ]  # fmt: skip
+
+
+@pytest.mark.slow(5)
+def test_a_resampled_state_is_the_game_its_own_deal_would_have_played() -> None:
+    """Every view of a resampled state, both players', now and at every step to the round's
+    scoring, is that of a fresh game dealt what the resampled state holds (the opponent's first
+    hand and draws read back from it) and played with the same moves: the resample keeps no trace
+    of the true deal.  Its log once kept the true deal's, so a scoring showed the true Secret."""
+    rng = np.random.default_rng(3)
+    compared = scored = 0
+    for k, (state, player, _) in enumerate(random_decisions(10, seed=5)):
+        if k % 9:
+            continue
+        twin = state.resample(player, rng)
+        fresh = replayed_from_its_deal(state, twin, player)
+        rnd = twin.position().round
+        assert _views(fresh) == _views(twin)
+        moves = np.random.default_rng(k)
+        while not twin.is_terminal() and twin.position().round == rnd:
+            if twin.is_chance_node():
+                assert twin.chance_outcomes() == fresh.chance_outcomes()  # the cards left are the same
+                outcomes = [o for o, _ in twin.chance_outcomes()]
+                action = int(moves.choice(outcomes))
+                scored += twin._dealt == []
+            else:
+                action = int(moves.choice(twin.legal_actions()))
+            twin.apply_action(action)
+            fresh.apply_action(action)
+            assert _views(fresh) == _views(twin)
+            compared += 1
+    assert compared > 100 and scored >= 5, (compared, scored)
