@@ -352,3 +352,74 @@ def test_installing_any_extra_after_any_other_changes_no_version() -> None:
         for extra, got in zip(EXTRAS, alone, strict=True)
     }
     assert not any(changed.values()), {k: v for k, v in changed.items() if v}
+
+
+def _imported(module: str, everywhere: bool) -> set[str]:
+    """The absolute imports of ``module``'s source: at its top level, or (``everywhere``) in its
+    functions too; none guarded by ``except ImportError`` (an optional feature)."""
+    import ast
+    import importlib.util
+
+    spec = importlib.util.find_spec(module)
+    assert spec is not None and spec.origin, module
+    tree = ast.parse(Path(spec.origin).read_text())
+    guarded: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Try) and any(
+            isinstance(h.type, ast.Name) and h.type.id in ("ImportError", "ModuleNotFoundError")
+            for h in node.handlers
+        ):
+            guarded |= {id(n) for stmt in node.body for n in ast.walk(stmt)}
+    nodes = ast.walk(tree) if everywhere else iter(tree.body)
+    out = set()
+    for node in nodes:
+        if id(node) in guarded:
+            continue
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            out |= {node.module} | {f"{node.module}.{a.name}" for a in node.names}
+    return out
+
+
+def third_party_imports(start: str) -> set[str]:
+    """The top-level names of the packages outside the standard library that loading ``start``
+    and running its functions imports: every import of ``start``, then the top-level imports of
+    each of our modules and OpenSpiel's it reaches, followed through."""
+    import importlib.util
+
+    seen, stack, found = set(), [(start, True)], set()
+    while stack:
+        module, everywhere = stack.pop()
+        if module in seen:
+            continue
+        seen.add(module)
+        for name in _imported(module, everywhere):
+            top = name.split(".")[0]
+            if top in ("hanamikoji_env", "open_spiel"):
+                try:
+                    follow = importlib.util.find_spec(name) is not None
+                except ModuleNotFoundError:  # ``from package import function``
+                    follow = False
+                if follow and name not in seen:
+                    stack.append((name, False))
+            elif top not in sys.stdlib_module_names and top != "__future__":
+                found.add(top)
+    return found
+
+
+@pytest.mark.slow(20)
+def test_the_openspiel_extra_alone_brings_what_its_learners_import() -> None:
+    """What the OpenSpiel learners (NFSP, Deep CFR, ESCHER: training/openspiel_learners.py and
+    the OpenSpiel modules it loads) import is all installed by ``.[openspiel]`` alone, after the
+    pinned torch the README installs first: OpenSpiel's PyTorch learners import dm-tree without
+    declaring it, and a fresh install of the extra once stopped at ``No module named 'tree'``."""
+    from importlib.metadata import packages_distributions
+
+    modules = third_party_imports("hanamikoji_env.training.openspiel_learners")
+    assert {"torch", "tree", "pyspiel", "numpy"} <= modules, modules  # the walk reaches the learners
+    providers = packages_distributions()
+    needed = {m: [d.lower().replace("_", "-") for d in providers.get(m, [m])] for m in modules}
+    installed = {name.replace("_", "-") for name in _resolution("openspiel")}
+    missing = {m: dists for m, dists in needed.items() if not any(d in installed for d in dists)}
+    assert not missing, missing
