@@ -1,33 +1,38 @@
-"""The algorithm table: each algorithm trained from nothing for the same wall-clock budget on one
-core, its snapshots scored along the way, the last one against four opponents.
+"""The algorithm table: each algorithm trained from nothing for the same number of its own
+environment decisions on one core, its snapshots scored along the way, the last one against four
+opponents.
 
-    python benchmarks/algorithms.py --algo ppo-v2 --minutes 30          # one row (runs/algorithms/ppo-v2)
-    python benchmarks/algorithms.py --table runs/algorithms [MORE ...]  # the table of every row run
-    hanamikoji-plot runs/algorithms/* --columns heuristic --out curves.png   # their curves, one figure
+    python benchmarks/algorithms.py --algo ppo-v2 --decisions 2000000 --seed 0   # one row
+    python benchmarks/algorithms.py --table runs/algorithms [MORE ...]           # the table of every row run
+    hanamikoji-plot runs/algorithms/* --columns heuristic --out curves.png       # their curves, one figure
 
-A row trains in this process with one torch thread, in chunks, until ``--minutes`` of wall time
-are spent (set-up, chunk boundaries and snapshot saves included; scoring excluded).  After each
-chunk it keeps a snapshot player; about ``--points`` of them.  Then every snapshot plays
-``random`` and ``heuristic`` (``--curve-games`` mirrored games each) for ``curve.csv`` (the
-training curves' format: hanamikoji-plot draws it), and the last one plays ``random``,
-``heuristic``, ``search`` and the shipped agent (``pretrained``), ``--games`` mirrored games
-each, for ``result.json`` (win rates with 95% Wilson intervals, budget, decisions, settings,
-command, ``core_speed``).  The rows and their settings are :data:`ALGOS`; every learner starts
-from a random network and plays itself (its snapshots), so the table compares algorithms, not
-teachers, except where a row says ``warm`` (the imitation warm start from the heuristic, counted
-in its budget).
+A row trains in this process with one torch thread, in chunks, until ``--decisions`` of the
+learner's environment decisions are done (the last chunk may go past by less than one chunk's
+work; the count done is recorded), or, as a convenience no table row uses, until ``--minutes``
+of wall time are spent.  After each chunk it keeps a snapshot player; about ``--points`` of them.
+Then every snapshot plays ``random`` and ``heuristic`` (``--curve-games`` mirrored games each)
+for ``curve.csv`` (the training curves' format: hanamikoji-plot draws it), and the last one plays
+``random``, ``heuristic``, ``search`` and the shipped agent (``pretrained``), ``--games``
+mirrored games each, for ``result.json`` (win rates with 95% Wilson intervals, budget, decisions,
+wall and CPU seconds, settings, command, ``core_speed``).  The rows and their settings are
+:data:`ALGOS`; every learner starts from a random network and plays itself (its snapshots), so
+the table compares algorithms, not teachers, except where a row says ``warm`` (the imitation warm
+start from the heuristic, counted in its budget).
 
-Equal wall time is equal compute only on cores of equal speed, so before training a row times
-this core on a fixed workload (the batch engine's random play at N = 1024, best of three
-half-seconds: ``vector_speed.py``'s measure) and keeps it; ``--table`` marks a row whose core ran
-at other than about :data:`REFERENCE_CORE` (the core of the table in docs/benchmark.md).
+Decisions are the same compute on any machine; minutes are not, so a ``--minutes`` row also
+times this core on a fixed workload (the batch engine's random play at N = 1024, best of three
+half-seconds: ``vector_speed.py``'s measure) and ``--table`` marks one whose core ran at other
+than about :data:`REFERENCE_CORE` (the core of the older rows in docs/benchmark.md).
 
-The ``os-`` rows are OpenSpiel's learners on ``python_hanamikoji``'s information-state tensor
-(``hanamikoji_env/training/openspiel_learners.py``); their "decisions" are the learner's own
-unit (NFSP: decisions; ESCHER: states touched; Deep CFR: tree nodes walked).  NeuRD has no row:
-it cannot run on this game (that module's ``UNRUNNABLE``).
+Each learner's decisions are the decisions it learns from: our PPO's and RLlib's, both seats'
+(self-play); SB3's and CleanRL's, their agent's (the opponent's moves inside ``SingleAgentEnv``
+not counted); Tianshou's, its collector's environment steps.  The ``os-`` rows are OpenSpiel's
+learners on ``python_hanamikoji``'s information-state tensor
+(``hanamikoji_env/training/openspiel_learners.py``) and count in their own unit: NFSP, decisions
+of the game; ESCHER, states touched; Deep CFR, tree nodes walked (each a state of the game
+stepped to).  NeuRD has no row: it cannot run on this game (that module's ``UNRUNNABLE``).
 
-Usage: ``python benchmarks/algorithms.py --algo NAME --minutes M [--out runs/algorithms]
+Usage: ``python benchmarks/algorithms.py --algo NAME --decisions N [--out runs/algorithms]
 [--games 1000] [--seed 0]`` (``train`` extra; ``sb3`` for ``sb3-maskable-ppo``, ``ray`` for
 ``rllib-ppo``, ``openspiel`` for the ``os-`` rows).
 """
@@ -58,6 +63,8 @@ DEFAULT_SEED = 0
 REFERENCE_CORE = 4.37e6
 """:func:`core_speed` (decisions/s) on the core the table's rows ran on: ``vector_speed.py``'s
 ``BatchEngine`` N=1024 on one core, the other core busy (docs/speed.md, 2026-12-04)."""
+MAX_DECISIONS = 10**10
+"""The largest ``--decisions`` taken (a year of the fastest row on one core)."""
 SAME_CORE = 0.15
 """A row's core within this fraction of :data:`REFERENCE_CORE` counts as the table's core."""
 
@@ -87,15 +94,39 @@ class Snapshot:
 
 @dataclass(frozen=True)
 class Budget:
-    """A row's wall time: train until ``time.perf_counter() >= deadline``, a snapshot about every
-    ``every`` seconds (``--minutes / --points``)."""
+    """A row's budget: ``decisions`` of the learner's (``--decisions``), or, with ``--minutes``,
+    wall time until ``time.perf_counter() >= deadline``; a snapshot about every ``every`` of its
+    unit (decisions, or seconds)."""
 
-    deadline: float
     every: float
+    decisions: int | None = None
+    deadline: float | None = None
 
-    def due(self, now: float, last: float) -> bool:
-        """A snapshot is due at ``now``: ``every`` seconds since the ``last``, or the deadline."""
-        return now - last >= self.every or now >= self.deadline
+    def spent(self, now: float, done: int) -> bool:
+        """The budget is spent at ``now``, ``done`` decisions trained."""
+        if self.decisions is not None:
+            return done >= self.decisions
+        assert self.deadline is not None
+        return now >= self.deadline
+
+    def due(self, now: float, last: float, done: int, last_done: int) -> bool:
+        """A snapshot is due: ``every`` since the last one (at ``last``, ``last_done``), or the
+        budget is spent."""
+        gone = done - last_done if self.decisions is not None else now - last
+        return gone >= self.every or self.spent(now, done)
+
+    def share(self, now: float, done: int) -> float:
+        """The next chunk, in the budget's unit: up to the next snapshot, or to the end."""
+        if self.decisions is not None:
+            return max(0.0, min(self.decisions - done, self.every))
+        assert self.deadline is not None
+        return max(0.0, min(self.deadline - now, self.every))
+
+    def chunks(self, now: float, done: int, per_decisions: float, per_seconds: float) -> int:
+        """How many units of a learner's work (updates, rollouts) make the next chunk, one taking
+        ``per_decisions`` decisions and ``per_seconds`` seconds: at least one."""
+        per = per_decisions if self.decisions is not None else per_seconds
+        return max(1, int(self.share(now, done) / max(per, 1e-9)))
 
 
 Save = Callable[[float, int], Path]
@@ -150,17 +181,18 @@ def ppo(version: int, warm: bool) -> Algo:
         from hanamikoji_env.training.ppo import train as train_ppo
 
         cfg = Config.from_dict({**settings, "seed": seed, "run_name": "run", "runs_dir": str(folder)})
-        start, snapshots, updates, chunk = time.perf_counter(), [], 2, None
-        while not snapshots or time.perf_counter() < budget.deadline:  # at least one, whatever set-up took
-            began = time.perf_counter()
+        start, snapshots, updates, done = time.perf_counter(), [], 2, 0
+        while not snapshots or not budget.spent(time.perf_counter(), done):  # at least one chunk
+            began, before = time.perf_counter(), done
             trainer = train_ppo(
                 cfg, folder / "run", resume=bool(snapshots), progress=False, stop_after=updates
             )
-            path = save(time.perf_counter() - start, trainer.decisions).with_suffix(".pt")
+            done = trainer.decisions
+            path = save(time.perf_counter() - start, done).with_suffix(".pt")
             shutil.copyfile(folder / "run" / POLICY, path)
-            snapshots.append(Snapshot(f"ckpt:{path}", time.perf_counter() - start, trainer.decisions))
-            chunk = (time.perf_counter() - began) / updates  # seconds an update, resume included
-            updates = max(1, int(min(budget.deadline - time.perf_counter(), budget.every) / chunk))
+            snapshots.append(Snapshot(f"ckpt:{path}", time.perf_counter() - start, done))
+            per_seconds = (time.perf_counter() - began) / updates  # an update, resume included
+            updates = budget.chunks(time.perf_counter(), done, (done - before) / updates, per_seconds)
         return snapshots
 
     return Algo(train, settings)
@@ -203,21 +235,19 @@ def sb3_train(folder: Path, budget: Budget, seed: int, save: Save) -> list[Snaps
         learning_rate=s["learning_rate"], gamma=s["gamma"], gae_lambda=s["gae_lambda"], ent_coef=s["ent_coef"],
         policy_kwargs={"net_arch": list(s["net_arch"])}, seed=seed, verbose=0,
     )  # fmt: skip
-    start, snapshots, steps = time.perf_counter(), [], s["n_envs"] * s["n_steps"]
-    while not snapshots or time.perf_counter() < budget.deadline:  # at least one, whatever set-up took
+    rollout = s["n_envs"] * s["n_steps"]
+    start, snapshots, rollouts = time.perf_counter(), [], 1
+    while not snapshots or not budget.spent(time.perf_counter(), model.num_timesteps):  # at least one
         began = time.perf_counter()
-        model.learn(steps, reset_num_timesteps=not snapshots)
+        model.learn(rollouts * rollout, reset_num_timesteps=not snapshots)
         path = save(time.perf_counter() - start, model.num_timesteps).with_suffix(".zip")
         model.save(path)
         bot = SB3Bot(path)
         for mix in mixes:
             mix.snapshot = bot
         snapshots.append(Snapshot(f"ckpt:{path}", time.perf_counter() - start, model.num_timesteps))
-        rollout = s["n_envs"] * s["n_steps"]
-        rate = steps / (time.perf_counter() - began)
-        steps = max(
-            rollout, int(min(budget.deadline - time.perf_counter(), budget.every) * rate) // rollout * rollout
-        )
+        per_seconds = (time.perf_counter() - began) / rollouts
+        rollouts = budget.chunks(time.perf_counter(), model.num_timesteps, rollout, per_seconds)
     return snapshots
 
 
@@ -242,10 +272,10 @@ def rllib_train(folder: Path, budget: Budget, seed: int, save: Save) -> list[Sna
     try:
         algo = build_config(s["hidden"], s["layers"], None, seed, s["batch"]).build_algo()
         start, snapshots, steps = time.perf_counter(), [], 0
-        while not snapshots or time.perf_counter() < budget.deadline:  # Ray's start may eat a short budget
-            mark = min(budget.deadline, time.perf_counter() + budget.every)
+        while not snapshots or not budget.spent(time.perf_counter(), steps):  # Ray's start may eat a budget
+            last, last_steps = time.perf_counter(), steps
             steps = int(algo.train().get("num_env_steps_sampled_lifetime", steps))
-            while time.perf_counter() < mark:
+            while not budget.due(time.perf_counter(), last, steps, last_steps):
                 steps = int(algo.train().get("num_env_steps_sampled_lifetime", steps))
             path = save(time.perf_counter() - start, steps).with_suffix(".pt")
             net = export_policy(algo.get_module(POLICY_ID), s["hidden"], s["layers"])
@@ -318,11 +348,12 @@ def tianshou_chunks(
     within ``budget``; ``export(path)`` writes a snapshot about every ``budget.every`` seconds."""
     start = last = time.perf_counter()
     snapshots: list[Snapshot] = []
-    while not snapshots or time.perf_counter() < budget.deadline:  # at least one, whatever set-up took
+    last_steps = steps
+    while not snapshots or not budget.spent(time.perf_counter(), steps):  # at least one
         algorithm.run_training(params)
         steps += params.epoch_num_steps
-        if budget.due(time.perf_counter(), last):
-            last = time.perf_counter()
+        if budget.due(time.perf_counter(), last, steps, last_steps):
+            last, last_steps = time.perf_counter(), steps
             path = save(last - start, steps).with_suffix(".mlp")
             export(path)
             snapshots.append(Snapshot(f"ckpt:{path}", last - start, steps))
@@ -385,14 +416,15 @@ def cleanrl_train(folder: Path, budget: Budget, seed: int, save: Save) -> list[S
 
     start = last = time.perf_counter()
     snapshots: list[Snapshot] = []
+    last_done = 0
     for progress in learn(Args(seed=seed, updates=10**9)):
         now = time.perf_counter()
-        if budget.due(now, last):
-            last = now
+        if budget.due(now, last, progress.decisions, last_done):
+            last, last_done = now, progress.decisions
             path = save(now - start, progress.decisions).with_suffix(".mlp")
             export(progress.agent, path)
             snapshots.append(Snapshot(f"ckpt:{path}", now - start, progress.decisions))
-            if now >= budget.deadline:
+            if budget.spent(now, progress.decisions):
                 break
     return snapshots
 
@@ -407,9 +439,13 @@ def openspiel(name: str) -> Algo:
 
     def train(folder: Path, budget: Budget, seed: int, save: Save) -> list[Snapshot]:
         run = learners.learner(name, seed)
-        start, snapshots = time.perf_counter(), []
-        while not snapshots or time.perf_counter() < budget.deadline:  # at least one, whatever set-up took
-            run.train_until(min(budget.deadline, time.perf_counter() + budget.every))
+        start, snapshots, done = time.perf_counter(), [], 0
+        while not snapshots or not budget.spent(time.perf_counter(), done):  # at least one chunk
+            share = budget.share(time.perf_counter(), done)
+            if budget.decisions is not None:
+                run.train_until(decisions=done + max(1, int(share)))
+            else:
+                run.train_until(deadline=time.perf_counter() + share)
             done = run.progress()[run.unit]
             path = save(time.perf_counter() - start, done).with_suffix(".mlp")
             run.save(path)
@@ -455,10 +491,17 @@ def score(spec: str, opponents: tuple[str, ...], games: int, seed: int) -> dict[
 
 
 def run_row(
-    name: str, minutes: float, out: Path, games: int, curve_games: int, points: int, seed: int
+    name: str,
+    out: Path,
+    games: int,
+    curve_games: int,
+    points: int,
+    seed: int,
+    decisions: int | None = None,
+    minutes: float | None = None,
 ) -> dict:
-    """Train row ``name`` for ``minutes``, score its snapshots and its last player; returns the
-    result (also written to ``out/name/result.json``)."""
+    """Train row ``name`` for ``decisions`` of its own (or ``minutes`` of wall time), score its
+    snapshots and its last player; returns the result (also written to ``out/name/result.json``)."""
     algo = ALGOS[name]
     folder = out / name
     if folder.exists():
@@ -476,9 +519,14 @@ def run_row(
     def save(seconds: float, decisions: int) -> Path:
         return folder / "snapshots" / f"{int(seconds):06d}s_{decisions}"
 
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), time.process_time()
+    if decisions is not None:
+        budget = Budget(every=decisions / points, decisions=decisions)
+    else:
+        assert minutes is not None
+        budget = Budget(every=minutes * 60 / points, deadline=began + minutes * 60)
     try:
-        snapshots = algo.train(folder, Budget(began + minutes * 60, minutes * 60 / points), seed, save)
+        snapshots = algo.train(folder, budget, seed, save)
     except ImportError as e:
         shutil.rmtree(folder)
         raise ValueError(
@@ -487,9 +535,9 @@ def run_row(
     except ValueError:  # refused before training (a learner that cannot run here): no row left
         shutil.rmtree(folder)
         raise
-    trained = time.perf_counter() - began
+    trained, trained_cpu = time.perf_counter() - began, time.process_time() - cpu
     if not snapshots:
-        raise RuntimeError(f"{name} kept no snapshot in {minutes} minutes")
+        raise RuntimeError(f"{name} kept no snapshot")
     with (folder / "curve.csv").open("w", newline="") as f:  # hanamikoji-plot's columns
         writer = csv.writer(f)
         writer.writerow(["seconds", "update", "decisions", "phase", *(f"vs_{o}" for o in CURVE_OPPONENTS)])
@@ -503,8 +551,10 @@ def run_row(
     result = {
         "algo": name,
         "progress": json.loads(progress.read_text()) if progress.is_file() else None,
+        "budget_decisions": decisions,
         "minutes": minutes,
         "trained_seconds": round(trained, 1),
+        "trained_cpu_seconds": round(trained_cpu, 1),
         "core_speed": round(speed),
         "decisions": last.decisions,
         "snapshots": len(snapshots),
@@ -532,11 +582,12 @@ def row_command(result: dict, out: Path) -> str:
     """The command that runs the row ``result`` again into the folder ``out`` it was found in:
     ``--out`` only where ``out`` is not the default, ``--games``/``--seed`` only where the row's
     are not (so the default rows read short and every other row can be rerun as printed)."""
-    words = [
-        "python benchmarks/algorithms.py",
-        f"--algo {result['algo']}",
-        f"--minutes {result['minutes']:g}",
-    ]
+    budget = (
+        f"--decisions {result['budget_decisions']}"
+        if result.get("budget_decisions")
+        else f"--minutes {result['minutes']:g}"
+    )
+    words = ["python benchmarks/algorithms.py", f"--algo {result['algo']}", budget]
     if out != DEFAULT_OUT:
         words.append(f"--out {out.as_posix()}")
     for option, key, default in (("--games", "games", DEFAULT_GAMES), ("--seed", "seed", DEFAULT_SEED)):
@@ -553,14 +604,22 @@ def table(*outs: Path) -> str:
     head += " | heuristic, half time → end (curve) | command |"
     rows = [head, "|---" * (5 + len(OPPONENTS)) + "|"]
     results = [(path, json.loads(path.read_text())) for out in outs for path in out.glob("*/result.json")]
-    for path, r in sorted(results, key=lambda pr: (pr[1]["algo"], pr[1]["minutes"])):
+
+    def order(pr: tuple[Path, dict]) -> tuple:
+        r = pr[1]
+        return (r["algo"], r.get("budget_decisions") or 0, r.get("minutes") or 0)
+
+    for path, r in sorted(results, key=order):
         cells = [
             f"{s['win_rate']:.3f} [{s['ci95'][0]:.3f}, {s['ci95'][1]:.3f}]"
             for s in (r["scores"][o] for o in OPPONENTS)
         ]
         command = f"`{row_command(r, path.parent.parent)}`"
         trend = climb(path.parent / "curve.csv", r["trained_seconds"])
-        budget = f"{r['minutes']:g} min{core_note(r.get('core_speed'))}"
+        if r.get("budget_decisions"):
+            budget = f"{r['budget_decisions']:,} decisions"
+        else:
+            budget = f"{r['minutes']:g} min{core_note(r.get('core_speed'))}"
         cells = [r["algo"], budget, f"{r['decisions']:,}", *cells, trend, command]
         rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows)
@@ -569,7 +628,15 @@ def table(*outs: Path) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--algo", choices=sorted(ALGOS), help="the row to run")
-    parser.add_argument("--minutes", type=float, default=30.0, help="wall-clock training budget (default 30)")
+    budget = parser.add_mutually_exclusive_group()
+    budget.add_argument(
+        "--decisions", type=int,
+        help="the training budget: the learner's own environment decisions (the table's: 2,000,000 and "
+        "20,000,000)",
+    )  # fmt: skip
+    budget.add_argument(
+        "--minutes", type=float, help="a wall-clock budget instead (a convenience: no table row uses it)"
+    )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where rows go")
     parser.add_argument(
         "--games", type=int, default=DEFAULT_GAMES, help="mirrored games against each opponent"
@@ -586,21 +653,27 @@ def main(argv: list[str] | None = None) -> None:
         return
     if args.algo is None:
         parser.error("give --algo NAME (one of " + ", ".join(sorted(ALGOS)) + ") or --table OUT")
-    if not args.minutes > 0 or not args.points >= 1:
-        parser.error(
-            f"--minutes must be positive and --points at least 1, got {args.minutes} and {args.points}"
-        )
+    if args.decisions is None and args.minutes is None:
+        parser.error("give the budget: --decisions N (the table's: 2000000 or 20000000) or --minutes M")
+    if args.decisions is not None and not 1 <= args.decisions <= MAX_DECISIONS:
+        parser.error(f"--decisions must be in [1, {MAX_DECISIONS:,}], got {args.decisions}")
+    if args.minutes is not None and not args.minutes > 0:
+        parser.error(f"--minutes must be positive, got {args.minutes}")
+    if not args.points >= 1:
+        parser.error(f"--points must be at least 1, got {args.points}")
     for option, value in (("--games", args.games), ("--curve-games", args.curve_games)):
         if value < 2 or value % 2:
             parser.error(f"{option} must be an even number of at least 2 (mirrored deals), got {value}")
     try:
         result = run_row(
-            args.algo, args.minutes, args.out, args.games, args.curve_games, args.points, args.seed
-        )
+            args.algo, args.out, args.games, args.curve_games, args.points, args.seed,
+            decisions=args.decisions, minutes=args.minutes,
+        )  # fmt: skip
     except (ValueError, ImportError) as e:
         parser.error(str(e))
     scores = result["scores"]
-    print(f"{args.algo}: {result['decisions']:,} decisions in {args.minutes:g} minutes; "
+    print(f"{args.algo}: {result['decisions']:,} decisions in {result['trained_seconds']:g} s "
+          f"({result['trained_cpu_seconds']:g} CPU s); "
           + ", ".join(f"vs {o} {scores[o]['win_rate']:.3f}" for o in OPPONENTS))  # fmt: skip
 
 

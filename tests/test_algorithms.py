@@ -37,24 +37,37 @@ def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 @pytest.mark.slow(15)
 @pytest.mark.parametrize("algo", ALGOS)
-def test_every_row_trains_keeps_snapshots_and_scores_them(algo: str, tmp_path) -> None:
-    out = run("--algo", algo, "--minutes", "0.1", "--out", "rows", "--games", "2", "--curve-games", "2",
+def test_every_row_trains_its_decisions_keeps_snapshots_and_scores_them(algo: str, tmp_path) -> None:
+    out = run("--algo", algo, "--decisions", "3000", "--out", "rows", "--games", "2", "--curve-games", "2",
               "--points", "2", cwd=tmp_path)  # fmt: skip
     assert out.returncode == 0, out.stderr
     folder = tmp_path / "rows" / algo
     result = json.loads((folder / "result.json").read_text())
-    assert result["algo"] == algo and result["decisions"] > 0 and result["snapshots"] >= 1
+    assert result["algo"] == algo and result["snapshots"] >= 1 and result["budget_decisions"] == 3000
+    assert result["decisions"] >= 3000  # the budget was spent, not skipped
     assert set(result["scores"]) == {"random", "heuristic", "search", "pretrained"}
     assert all(s["games"] == 2 for s in result["scores"].values())
-    assert result["trained_seconds"] >= 6  # the budget was spent, not skipped
-    assert result["core_speed"] > 0  # the core it was spent on was timed
+    assert result["trained_cpu_seconds"] > 0 and result["trained_seconds"] > 0  # reported beside
     with (folder / "curve.csv").open() as f:
         curve = list(csv.DictReader(f))
     assert len(curve) == result["snapshots"] and int(curve[-1]["decisions"]) == result["decisions"]
-    assert [float(r["seconds"]) for r in curve] == sorted(float(r["seconds"]) for r in curve)
+    assert [int(r["decisions"]) for r in curve] == sorted(int(r["decisions"]) for r in curve)
+    table = run("--table", "rows", cwd=tmp_path).stdout
+    assert f"| {algo} | 3,000 decisions | {result['decisions']:,} |" in table
+    assert f"`python benchmarks/algorithms.py --algo {algo} --decisions 3000 --out rows --games 2`" in table
+
+
+@pytest.mark.slow(5)
+def test_a_row_may_still_be_budgeted_in_minutes(tmp_path) -> None:
+    out = run("--algo", "ppo-v1", "--minutes", "0.1", "--out", "rows", "--games", "2", "--curve-games", "2",
+              "--points", "2", cwd=tmp_path)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    result = json.loads((tmp_path / "rows" / "ppo-v1" / "result.json").read_text())
+    assert result["trained_seconds"] >= 6 and result["budget_decisions"] is None  # the time was spent
+    assert result["core_speed"] > 0  # the core it was spent on was timed
     table = run("--table", "rows", cwd=tmp_path).stdout
     budget = f"0.1 min{harness().core_note(result['core_speed'])}"  # " (core 0.43x)" on a slow core
-    assert f"| {algo} | {budget} | {result['decisions']:,} |" in table
+    assert f"| ppo-v1 | {budget} | {result['decisions']:,} |" in table
 
 
 def harness():
@@ -80,7 +93,7 @@ def test_a_row_whose_extra_is_missing_says_what_to_install(tmp_path, monkeypatch
     algorithms = harness()
     monkeypatch.setitem(sys.modules, "sb3_contrib", None)  # as if the sb3 extra were not installed
     with pytest.raises(ValueError, match=r"needs the 'sb3' extra: pip install 'hanamikoji-env\[sb3\]'"):
-        algorithms.run_row("sb3-maskable-ppo", 0.01, tmp_path, 2, 2, 1, 0)
+        algorithms.run_row("sb3-maskable-ppo", tmp_path, 2, 2, 1, 0, decisions=1000)
     assert not (tmp_path / "sb3-maskable-ppo").exists()  # no half row is left to refuse a rerun
 
 
@@ -88,7 +101,12 @@ def test_a_row_whose_extra_is_missing_says_what_to_install(tmp_path, monkeypatch
     ("args", "message"),
     [
         (["--algo", "ppo-v1", "--minutes", "0"], "--minutes must be positive"),
-        (["--algo", "ppo-v1", "--games", "3"], "--games must be an even number"),
+        (["--algo", "ppo-v1", "--decisions", "0"], "--decisions must be in [1, 10,000,000,000]"),
+        (["--algo", "ppo-v1", "--decisions", "-5"], "--decisions must be in"),
+        (["--algo", "ppo-v1", "--decisions", str(10**13)], "--decisions must be in"),
+        (["--algo", "ppo-v1", "--decisions", "9", "--minutes", "1"], "not allowed with argument"),
+        (["--algo", "ppo-v1"], "give the budget: --decisions N"),
+        (["--algo", "ppo-v1", "--decisions", "9", "--games", "3"], "--games must be an even number"),
         (["--algo", "nope"], "invalid choice: 'nope'"),
         ([], "give --algo NAME"),
     ],
@@ -115,12 +133,21 @@ def test_the_table_shows_whether_a_row_was_still_climbing(tmp_path) -> None:
     assert harness().climb(curve, 1600.0) == "0.31 → 0.50"
 
 
-def test_a_snapshot_is_due_every_interval_and_at_the_deadline() -> None:
-    budget = harness().Budget(deadline=100.0, every=30.0)
-    assert not budget.due(now=29.0, last=0.0)
-    assert budget.due(now=30.0, last=0.0)
-    assert budget.due(now=100.0, last=90.0)  # the deadline, however recent the last one
-    assert not budget.due(now=99.0, last=90.0)
+def test_a_snapshot_is_due_every_interval_and_at_the_end_of_the_budget() -> None:
+    timed = harness().Budget(every=30.0, deadline=100.0)
+    assert not timed.due(now=29.0, last=0.0, done=10**9, last_done=0)  # time alone counts
+    assert timed.due(now=30.0, last=0.0, done=0, last_done=0)
+    assert timed.due(now=100.0, last=90.0, done=0, last_done=0)  # the deadline, however recent the last
+    assert not timed.due(now=99.0, last=90.0, done=0, last_done=0)
+    counted = harness().Budget(every=300.0, decisions=1000)
+    assert not counted.due(now=10**6, last=0.0, done=299, last_done=0)  # decisions alone count
+    assert counted.due(now=0.0, last=0.0, done=300, last_done=0)
+    assert counted.due(now=0.0, last=0.0, done=1000, last_done=950) and counted.spent(0.0, 1000)
+    assert not counted.spent(10**6, 999)
+    # a chunk of work fits the next snapshot: 300 decisions at 64 a unit are 4 units, at least 1
+    assert counted.chunks(0.0, 0, per_decisions=64, per_seconds=1.0) == 4
+    assert counted.chunks(0.0, 990, per_decisions=64, per_seconds=1.0) == 1
+    assert timed.chunks(90.0, 0, per_decisions=64, per_seconds=2.0) == 5  # 10 s left
 
 
 def test_the_table_lists_a_row_run_again_for_longer_on_a_line_of_its_own(tmp_path) -> None:

@@ -1,6 +1,6 @@
 """OpenSpiel's neural learners on ``python_hanamikoji``'s information-state tensor (``openspiel`` extra).
 
-    python -m hanamikoji_env.training.openspiel_learners --algo nfsp --minutes 30 --out runs/os-nfsp
+    python -m hanamikoji_env.training.openspiel_learners --algo nfsp --decisions 2000000 --out runs/os-nfsp
     hanamikoji-eval --players ckpt:runs/os-nfsp/policy.mlp heuristic search
 
 The tensor is observation version 2 (perfect recall, :mod:`hanamikoji_env.observation`), so a
@@ -16,10 +16,12 @@ network as ``policy.mlp``, a ``ckpt:`` player (:mod:`hanamikoji_env.bots.mlp`, g
   traverser's regrets thanks to a history value network over both players' tensors).
 - ``neurd``: not runnable here, with the reason (:data:`UNRUNNABLE`).
 
-Every learner stops at ``--minutes`` of wall time (ESCHER, whose iterations cannot be cut short,
-after the last one that fits), having done at least one unit of work whatever its set-up took (an
-NFSP game, 256 Deep CFR nodes, an ESCHER iteration), and writes ``progress.json`` (its units
-done).
+Every learner stops after ``--decisions`` of its own unit of work (NFSP: decisions of the game;
+Deep CFR: tree nodes walked, each a state of the game stepped to; ESCHER: states touched), or at
+``--minutes`` of wall time (ESCHER, whose iterations cannot be cut short, after the last one that
+fits or the one that reaches the count), having done at least one unit of work whatever its set-up
+took (an NFSP game, 256 Deep CFR nodes, an ESCHER iteration), and writes ``progress.json`` (its
+units done).
 """
 
 from __future__ import annotations
@@ -90,10 +92,10 @@ class NFSPLearner:
         self.agents = [nfsp.NFSP(p, size, actions, seed=seed + p, **NFSP_SETTINGS) for p in (0, 1)]
         self.decisions = self.episodes = 0
 
-    def train_until(self, deadline: float) -> None:
-        """Whole self-play games until ``time.perf_counter() >= deadline``, at least one (a row
-        whose set-up outlasted its budget still trains)."""
-        while self.episodes == 0 or time.perf_counter() < deadline:
+    def train_until(self, deadline: float | None = None, decisions: int | None = None) -> None:
+        """Whole self-play games until :func:`reached` (the time, or its decisions), at least one
+        (a row whose set-up outlasted its budget still trains)."""
+        while self.episodes == 0 or not reached(deadline, decisions, self.decisions):
             step = self.env.reset()
             while not step.last():
                 player = step.observations["current_player"]
@@ -130,6 +132,20 @@ each, and a state's clone pickles recursively on top), far past Python's default
 DEEP_RECURSION = 200_000
 
 
+MAX_DECISIONS = 10**10
+"""The largest decision budget taken: about a year of the fastest learner on one core."""
+
+
+def reached(deadline: float | None, decisions: int | None, done: int) -> bool:
+    """A learner's chunk is over: ``time.perf_counter() >= deadline`` (given), or its own count
+    ``done`` at least ``decisions`` (given)."""
+    if decisions is not None:
+        return done >= decisions
+    if deadline is None:
+        raise ValueError("a learner trains until a deadline or a count of decisions: give one")
+    return time.perf_counter() >= deadline
+
+
 def in_deep_thread(fn: Callable[[], None]) -> None:
     """Run ``fn`` in a thread with a :data:`DEEP_STACK` stack and the recursion limit raised,
     re-raising what it raises; the limit is restored after."""
@@ -159,8 +175,8 @@ class DeadlineError(Exception):
 
 
 class DeepCFRLearner:
-    """OpenSpiel's Deep CFR with a deadline: iterations of traversals, each traversal cut off
-    (and counted unfinished) when the time is up."""
+    """OpenSpiel's Deep CFR in chunks: iterations of traversals, each traversal cut off (and
+    counted unfinished) when the chunk is over (its time, or its nodes)."""
 
     settings = DEEP_CFR_SETTINGS
     unit = "nodes"
@@ -173,24 +189,25 @@ class DeepCFRLearner:
         class Solver(deep_cfr.DeepCFRSolver):
             def _traverse_game_tree(self, state, player):  # type: ignore[no-untyped-def]
                 learner.nodes += 1
-                if learner.nodes % 256 == 0 and time.perf_counter() >= learner.deadline:
+                if learner.nodes % 256 == 0 and reached(learner.deadline, learner.limit, learner.nodes):
                     raise DeadlineError
                 return super()._traverse_game_tree(state, player)
 
         self.solver = Solver(load_game(round_limit), seed=seed, **DEEP_CFR_SETTINGS)
         self.nodes = self.traversals = self.iterations = 0
-        self.deadline = 0.0
+        self.deadline: float | None = 0.0
+        self.limit: int | None = None
 
-    def train_until(self, deadline: float) -> None:
-        self.deadline = deadline
+    def train_until(self, deadline: float | None = None, decisions: int | None = None) -> None:
+        self.deadline, self.limit = deadline, decisions
         in_deep_thread(self._train)
 
     def _train(self) -> None:
-        """Iterations until the deadline; the first call walks at least 256 nodes whatever the
-        deadline (a row whose set-up outlasted its budget still trains)."""
-        s, deadline = self.solver, self.deadline
+        """Iterations until :func:`reached` (the time, or its nodes), checked every 256 nodes; the
+        first call walks at least 256 nodes (a row whose set-up outlasted its budget still trains)."""
+        s = self.solver
         try:
-            while self.nodes == 0 or time.perf_counter() < deadline:  # past it, node 256 raises
+            while self.nodes == 0 or not reached(self.deadline, self.limit, self.nodes):  # node 256 raises
                 for p in (0, 1):
                     for _ in range(DEEP_CFR_SETTINGS["num_traversals"]):
                         s._traverse_game_tree(s._root_node, p)
@@ -246,12 +263,14 @@ class ESCHERLearner:
         self.train_cfg = escher.TrainConfig(self.game)
         self.iterations = 0
 
-    def train_until(self, deadline: float) -> None:
-        """Iterations while the last one's duration still fits before ``deadline`` (an iteration
-        cannot be cut short), at least one in all (a row whose set-up outlasted its budget still
-        trains)."""
+    def train_until(self, deadline: float | None = None, decisions: int | None = None) -> None:
+        """Iterations while the last one's duration still fits before ``deadline``, or until its
+        states touched reach ``decisions`` (an iteration cannot be cut short: the last one may go
+        past), at least one in all (a row whose set-up outlasted its budget still trains)."""
         took = 0.0
-        while self.iterations == 0 or time.perf_counter() + took < deadline:
+        while self.iterations == 0 or not reached(
+            None if deadline is None else deadline - took, decisions, int(self.agent.num_touched)
+        ):
             began = time.perf_counter()
             self.escher._train_regret(self.train_cfg, self.agent)
             self.agent.t += 1
@@ -298,15 +317,21 @@ def main(argv: list[str] | None = None) -> None:
         prog="python -m hanamikoji_env.training.openspiel_learners", description=__doc__.splitlines()[0]
     )
     parser.add_argument("--algo", required=True, choices=ALGOS)
-    parser.add_argument("--minutes", type=float, required=True, help="wall-clock budget")
+    budget = parser.add_mutually_exclusive_group(required=True)
+    budget.add_argument(
+        "--decisions", type=int, help="the budget in the learner's own unit (progress.json's)"
+    )
+    budget.add_argument("--minutes", type=float, help="a wall-clock budget")
     parser.add_argument(
         "--out", type=Path, required=True, help="a new folder for policy.mlp and progress.json"
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--round-limit", type=int, default=None, help="the game's (default 12)")
     args = parser.parse_args(argv)
-    if not args.minutes > 0:
+    if args.minutes is not None and not args.minutes > 0:
         parser.error(f"--minutes must be positive, got {args.minutes}")
+    if args.decisions is not None and not 1 <= args.decisions <= MAX_DECISIONS:
+        parser.error(f"--decisions must be in [1, {MAX_DECISIONS:,}], got {args.decisions}")
     if (args.out / "policy.mlp").exists():
         parser.error(f"{args.out} already holds a policy.mlp: give a new --out")
     try:
@@ -315,7 +340,10 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(str(e))
     args.out.mkdir(parents=True, exist_ok=True)
     began = time.perf_counter()
-    run.train_until(began + args.minutes * 60)
+    if args.decisions is not None:
+        run.train_until(decisions=args.decisions)
+    else:
+        run.train_until(deadline=began + args.minutes * 60)
     run.save(args.out / "policy.mlp")
     progress = {"algo": args.algo, "seconds": round(time.perf_counter() - began, 1), **run.progress()}
     (args.out / "progress.json").write_text(json.dumps(progress, indent=2))
