@@ -511,7 +511,7 @@ def run_row(
     print(
         f"this core: {speed / 1e6:.2f}M decisions/s of the batch engine, {speed / REFERENCE_CORE:.2f}x the "
         f"table's core ({REFERENCE_CORE / 1e6:.2f}M)"
-        + ("" if not core_note(speed) else ": its wall time is not the table's compute"),
+        + ("" if minutes is None or not core_note(speed) else ": its wall time is not the table's compute"),
         file=sys.stderr,
         flush=True,
     )
