@@ -569,13 +569,14 @@ def run_row(
     return result
 
 
-def climb(curve: Path, seconds: float) -> str:
-    """``"A → B"``: the curve's win rate against the heuristic at the snapshot nearest half of
-    ``seconds`` and at its last (the same 200-game measure), to show a row still climbing."""
+def climb(curve: Path, total: float, column: str = "seconds") -> tuple[float, float]:
+    """The curve's win rate against the heuristic at the snapshot nearest half of ``total``
+    (of its ``column``: seconds, or decisions) and at its last (the same 200-game measure), to
+    show a row still climbing."""
     with curve.open() as f:
-        points = [(float(r["seconds"]), float(r["vs_heuristic"])) for r in csv.DictReader(f)]
-    half = min(points, key=lambda p: abs(p[0] - seconds / 2))
-    return f"{half[1]:.2f} → {points[-1][1]:.2f}"
+        points = [(float(r[column]), float(r["vs_heuristic"])) for r in csv.DictReader(f)]
+    half = min(points, key=lambda p: abs(p[0] - total / 2))
+    return half[1], points[-1][1]
 
 
 def row_command(result: dict, out: Path) -> str:
@@ -598,29 +599,45 @@ def row_command(result: dict, out: Path) -> str:
 
 def table(*outs: Path) -> str:
     """The markdown table of every ``result.json`` under the folders ``outs``, by row, then
-    budget (a row run again for longer, e.g. still climbing, is a line of its own); a budget spent
-    on a core of another speed than the table's says how fast (:func:`core_note`)."""
-    head = "| algorithm | budget | decisions | " + " | ".join(f"vs {o}" for o in OPPONENTS)
-    head += " | heuristic, half time → end (curve) | command |"
-    rows = [head, "|---" * (5 + len(OPPONENTS)) + "|"]
-    results = [(path, json.loads(path.read_text())) for out in outs for path in out.glob("*/result.json")]
-
-    def order(pr: tuple[Path, dict]) -> tuple:
-        r = pr[1]
-        return (r["algo"], r.get("budget_decisions") or 0, r.get("minutes") or 0)
-
-    for path, r in sorted(results, key=order):
-        cells = [
-            f"{s['win_rate']:.3f} [{s['ci95'][0]:.3f}, {s['ci95'][1]:.3f}]"
-            for s in (r["scores"][o] for o in OPPONENTS)
-        ]
-        command = f"`{row_command(r, path.parent.parent)}`"
-        trend = climb(path.parent / "curve.csv", r["trained_seconds"])
+    budget (a row run again for longer, e.g. still climbing, is a line of its own).  The seeds
+    of one row at one decision budget (in folders of their own) make one line: each score is
+    their mean with the seeds' range, the command names every seed.  A budget in minutes spent
+    on a core of another speed than the older rows' says how fast (:func:`core_note`)."""
+    head = "| algorithm | budget | seeds | decisions | " + " | ".join(f"vs {o}" for o in OPPONENTS)
+    head += " | heuristic, half budget → end (curve) | command |"
+    rows = [head, "|---" * (6 + len(OPPONENTS)) + "|"]
+    groups: dict[tuple, list[tuple[Path, dict]]] = {}
+    for out in outs:
+        for path in out.glob("*/result.json"):
+            r = json.loads(path.read_text())
+            key = (r["algo"], r.get("budget_decisions") or 0, r.get("minutes") or 0)
+            if not r.get("budget_decisions"):
+                key += (str(path),)  # minutes are no common budget: each row alone
+            groups.setdefault(key, []).append((path, r))
+    for key in sorted(groups):
+        runs = sorted(groups[key], key=lambda pr: pr[1].get("seed", DEFAULT_SEED))
+        path, r = runs[0]
+        if len(runs) == 1:
+            cells = [
+                f"{s['win_rate']:.3f} [{s['ci95'][0]:.3f}, {s['ci95'][1]:.3f}]"
+                for s in (r["scores"][o] for o in OPPONENTS)
+            ]
+        else:
+            cells = []
+            for o in OPPONENTS:
+                rates = [x["scores"][o]["win_rate"] for _, x in runs]
+                cells.append(f"{sum(rates) / len(rates):.3f} ({min(rates):.3f}-{max(rates):.3f})")
+        decisions = round(sum(x["decisions"] for _, x in runs) / len(runs))
         if r.get("budget_decisions"):
             budget = f"{r['budget_decisions']:,} decisions"
+            trends = [climb(p.parent / "curve.csv", x["budget_decisions"], "decisions") for p, x in runs]
         else:
             budget = f"{r['minutes']:g} min{core_note(r.get('core_speed'))}"
-        cells = [r["algo"], budget, f"{r['decisions']:,}", *cells, trend, command]
+            trends = [climb(p.parent / "curve.csv", x["trained_seconds"]) for p, x in runs]
+        half, end = (sum(t[i] for t in trends) / len(trends) for i in (0, 1))
+        commands = "; ".join(f"`{row_command(x, p.parent.parent)}`" for p, x in runs)
+        seeds = ", ".join(str(x.get("seed", DEFAULT_SEED)) for _, x in runs)
+        cells = [r["algo"], budget, seeds, f"{decisions:,}", *cells, f"{half:.2f} → {end:.2f}", commands]
         rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows)
 

@@ -129,8 +129,8 @@ def test_the_table_shows_whether_a_row_was_still_climbing(tmp_path) -> None:
     curve = tmp_path / "curve.csv"
     rows = [(60, 0.2), (800, 0.31), (1000, 0.35), (1790, 0.5)]
     curve.write_text("seconds,vs_heuristic\n" + "".join(f"{s},{h}\n" for s, h in rows))
-    assert harness().climb(curve, 1900.0) == "0.35 → 0.50"
-    assert harness().climb(curve, 1600.0) == "0.31 → 0.50"
+    assert harness().climb(curve, 1900.0) == (0.35, 0.50)
+    assert harness().climb(curve, 1600.0) == (0.31, 0.50)
 
 
 def test_a_snapshot_is_due_every_interval_and_at_the_end_of_the_budget() -> None:
@@ -162,10 +162,10 @@ def test_the_table_lists_a_row_run_again_for_longer_on_a_line_of_its_own(tmp_pat
             json.dumps(result | {"scores": dict.fromkeys(algorithms.OPPONENTS, score)})
         )
     lines = algorithms.table(tmp_path / "rows", tmp_path / "long", tmp_path / "rows2").splitlines()[2:]
-    assert [line.split(" | ")[:3] for line in lines] == [
-        ["| ppo-v1", "30 min", "2,000"],
-        ["| ppo-v2", "30 min", "1,000"],
-        ["| ppo-v2", "90 min", "3,000"],
+    assert [line.split(" | ")[:4] for line in lines] == [
+        ["| ppo-v1", "30 min", "0", "2,000"],
+        ["| ppo-v2", "30 min", "0", "1,000"],
+        ["| ppo-v2", "90 min", "0", "3,000"],
     ]
     assert (
         f"`python benchmarks/algorithms.py --algo ppo-v2 --minutes 90 --out {tmp_path / 'long'}`" in lines[2]
@@ -204,6 +204,40 @@ def test_the_table_command_reruns_the_row_into_its_own_folder(tmp_path, monkeypa
     ]
 
 
+def test_the_seeds_of_a_row_make_one_line_their_mean_and_range(tmp_path) -> None:
+    """Three seeds of a row at 2M decisions, each in a folder of its own, are one line: each
+    score their mean with the seeds' range, the decisions their mean, every seed's command; the
+    same row at another budget is a line of its own."""
+    algorithms = harness()
+    for seed, rate, budget in [
+        (0, 0.5, 2_000_000),
+        (1, 0.6, 2_000_000),
+        (2, 0.7, 2_000_000),
+        (0, 0.9, 20_000_000),
+    ]:
+        out = tmp_path / f"seed{seed}" if budget == 2_000_000 else tmp_path / "long"
+        row = out / "ppo-v1"
+        row.mkdir(parents=True)
+        (row / "curve.csv").write_text(
+            f"seconds,decisions,vs_heuristic\n1,{budget // 2},{rate - 0.1}\n2,{budget},{rate}\n"
+        )
+        score = {"win_rate": rate, "ci95": [rate - 0.03, rate + 0.03]}
+        result = {"algo": "ppo-v1", "budget_decisions": budget, "minutes": None, "decisions": budget + seed,
+                  "trained_seconds": 9.0, "seed": seed, "games": 1000}  # fmt: skip
+        (row / "result.json").write_text(
+            json.dumps(result | {"scores": dict.fromkeys(algorithms.OPPONENTS, score)})
+        )
+    lines = algorithms.table(*(tmp_path / f"seed{s}" for s in range(3)), tmp_path / "long").splitlines()[2:]
+    assert len(lines) == 2
+    cells = lines[0].split(" | ")
+    assert cells[:4] == ["| ppo-v1", "2,000,000 decisions", "0, 1, 2", "2,000,001"]
+    assert cells[4] == "0.600 (0.500-0.700)" and cells[-2] == "0.50 → 0.60"
+    assert all(f"--decisions 2000000 --out {tmp_path / f'seed{s}'}" in lines[0] for s in range(3))
+    assert "--seed 2" in lines[0]
+    assert lines[1].split(" | ")[:3] == ["| ppo-v1", "20,000,000 decisions", "0"]
+    assert "0.900 [0.870, 0.930]" in lines[1]  # one seed: its own interval
+
+
 def test_a_budget_spent_on_a_core_of_another_speed_says_how_fast(tmp_path) -> None:
     """Equal minutes are equal compute only on equal cores: a row whose core ran at 0.4x the
     table's says so in its budget cell; one within 15%, or run before cores were timed, does not."""
@@ -223,7 +257,7 @@ def test_a_budget_spent_on_a_core_of_another_speed_says_how_fast(tmp_path) -> No
     assert (
         algorithms.table(tmp_path / "long")
         .splitlines()[2]
-        .startswith("| rllib-ppo | 90 min (core 0.40x) | 5 |")
+        .startswith("| rllib-ppo | 90 min (core 0.40x) | 0 | 5 |")
     )
 
 
