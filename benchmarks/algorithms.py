@@ -172,15 +172,46 @@ WARM = {"teacher": "heuristic", "imitation_decisions": 1_500_000}
 """The warm start of the ``-warm`` rows: the quick config's imitation of the heuristic."""
 
 
-def ppo(version: int, warm: bool) -> Algo:
-    settings = {**PPO_SETTINGS, "observation_version": version, **(WARM if warm else {})}
+STUDY_PPO: dict[str, Any] = {
+    "learning_rate": 2.5e-4,
+    "anneal_lr": True,
+    "clip_coef": 0.1,
+    "ent_coef": 0.05,
+    "gamma": 0.99,
+    "gae_lambda": 0.95,
+    "update_epochs": 4,
+    "num_minibatches": 4,
+    "vf_coef": 0.5,
+    "max_grad_norm": 0.5,
+    "num_envs": 8,
+    "rollout_steps": 128,
+    "shaping": 0.0,
+    "pool_share": 0.0,
+}
+"""PPO as "Reevaluating Policy Gradient Methods for Imperfect-Information Games" (Rudolph et al.,
+ICLR 2026) found best on classical Phantom Tic-Tac-Toe, the longest of its games (their
+``best_hyperparameters/min_final_expl_hparams/ppo/classical_phantom_ttt``: lowest exploitability
+after 10M steps), in our trainer: pure self-play, the game's result as the only reward, the
+learning rate annealed over the row's budget."""
+STUDY_MMD: dict[str, Any] = {**STUDY_PPO, "magnet_coef": 0.05, "magnet_rate": 1.0}
+"""Magnetic mirror descent as the same study found best on the same game (their ``mmd`` file: its
+PPO settings plus ``kl_coef`` 0.05): the entropy bonus is the reverse KL to the uniform policy,
+and the magnet, moved all the way to the policy after each update, is the last iterate that
+collected the rollout (the mirror descent step's proximity)."""
+
+
+def ppo(version: int, warm: bool, overrides: dict[str, Any] | None = None) -> Algo:
+    settings = {**PPO_SETTINGS, "observation_version": version, **(WARM if warm else {}), **(overrides or {})}
 
     def train(folder: Path, budget: Budget, seed: int, save: Save) -> list[Snapshot]:
         from hanamikoji_env.training.config import Config
         from hanamikoji_env.training.ppo import POLICY
         from hanamikoji_env.training.ppo import train as train_ppo
 
-        cfg = Config.from_dict({**settings, "seed": seed, "run_name": "run", "runs_dir": str(folder)})
+        run = {**settings, "seed": seed, "run_name": "run", "runs_dir": str(folder)}
+        if budget.decisions is not None and settings.get("anneal_lr"):
+            run["total_decisions"] = budget.decisions  # the learning rate reaches 0 at the budget
+        cfg = Config.from_dict(run)
         start, snapshots, updates, done = time.perf_counter(), [], 2, 0
         while not snapshots or not budget.spent(time.perf_counter(), done):  # at least one chunk
             began, before = time.perf_counter(), done
@@ -462,6 +493,8 @@ ALGOS: dict[str, Algo] = {
     "ppo-v2": ppo(2, warm=False),
     "ppo-v1-warm": ppo(1, warm=True),
     "ppo-v2-warm": ppo(2, warm=True),
+    "ppo-study-v1": ppo(1, warm=False, overrides=STUDY_PPO),
+    "mmd-study-v1": ppo(1, warm=False, overrides=STUDY_MMD),
     "sb3-maskable-ppo": Algo(sb3_train, SB3_SETTINGS, "sb3"),
     "rllib-ppo": Algo(rllib_train, RLLIB_SETTINGS, "ray"),
     "tianshou-dqn": Algo(tianshou_dqn_train, TIANSHOU_DQN_SETTINGS, "tianshou"),

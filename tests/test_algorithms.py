@@ -18,6 +18,8 @@ ALGOS = [
     "ppo-v2",
     "ppo-v1-warm",
     "ppo-v2-warm",
+    "ppo-study-v1",
+    "mmd-study-v1",
     "sb3-maskable-ppo",
     "rllib-ppo",
     "tianshou-dqn",
@@ -53,7 +55,7 @@ def test_every_row_trains_its_decisions_keeps_snapshots_and_scores_them(algo: st
     assert len(curve) == result["snapshots"] and int(curve[-1]["decisions"]) == result["decisions"]
     assert [int(r["decisions"]) for r in curve] == sorted(int(r["decisions"]) for r in curve)
     table = run("--table", "rows", cwd=tmp_path).stdout
-    assert f"| {algo} | 3,000 decisions | {result['decisions']:,} |" in table
+    assert f"| {algo} | 3,000 decisions | 0 | {result['decisions']:,} |" in table
     assert f"`python benchmarks/algorithms.py --algo {algo} --decisions 3000 --out rows --games 2`" in table
 
 
@@ -67,7 +69,7 @@ def test_a_row_may_still_be_budgeted_in_minutes(tmp_path) -> None:
     assert result["core_speed"] > 0  # the core it was spent on was timed
     table = run("--table", "rows", cwd=tmp_path).stdout
     budget = f"0.1 min{harness().core_note(result['core_speed'])}"  # " (core 0.43x)" on a slow core
-    assert f"| ppo-v1 | {budget} | {result['decisions']:,} |" in table
+    assert f"| ppo-v1 | {budget} | 0 | {result['decisions']:,} |" in table
 
 
 def harness():

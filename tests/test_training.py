@@ -352,6 +352,33 @@ def test_resume_gives_identical_weights(tmp_path, bots, critic) -> None:
             assert torch.equal(x, y), name
 
 
+def test_mmd_pulls_the_policy_to_a_magnet_that_follows_it_and_resumes_exactly(tmp_path) -> None:
+    """magnet_coef > 0 is magnetic mirror descent: the reverse KL to the magnet is in the loss
+    (a larger weight leaves the policy nearer the magnet), the magnet moves ``magnet_rate`` of
+    the way to the policy after each update, and a resumed run ends with the same weights and
+    magnet as one run straight."""
+    base = {**TINY, "runs_dir": str(tmp_path), "magnet_rate": 0.25}
+    kls = []
+    for coef in (0.5, 50.0):
+        cfg = Config.from_dict({**base, "magnet_coef": coef})
+        trainer = Trainer(cfg, tmp_path / f"k{coef}")
+        magnet = [p.clone() for p in trainer.magnet.parameters()]
+        assert all(torch.equal(m, p) for m, p in zip(magnet, trainer.model.parameters(), strict=True))
+        stats = trainer.learn(trainer.collect())
+        for before, m, p in zip(magnet, trainer.magnet.parameters(), trainer.model.parameters(), strict=True):
+            assert torch.allclose(m, before + 0.25 * (p - before), atol=1e-6)  # a quarter of the way
+        kls.append(stats["magnet_kl"])
+    assert 0 < kls[1] < kls[0]  # pulled harder, the policy stays nearer its magnet
+    assert Trainer(Config.from_dict(TINY), tmp_path / "plain").magnet is None  # 0: plain PPO
+    cfg = Config.from_dict({**base, "magnet_coef": 1.0})
+    straight = train(cfg, tmp_path / "a", progress=False, stop_after=4)
+    train(cfg, tmp_path / "b", progress=False, stop_after=2)
+    resumed = train(cfg, tmp_path / "b", resume=True, progress=False, stop_after=2)
+    for net in ("model", "magnet"):
+        for x, y in zip(getattr(straight, net).parameters(), getattr(resumed, net).parameters(), strict=True):
+            assert torch.equal(x, y), net
+
+
 def test_oracle_critic_warmup_and_what_ships(tmp_path) -> None:
     """During critic_warmup only the value functions learn; then the policy does.  The critic
     reads the opponent's own observation, and policy.pt (what plays) does not contain it."""

@@ -120,6 +120,13 @@ class Config:
     vf_coef: float = ranged(0.5, 0, 100)
     max_grad_norm: float = ranged(0.5, 0, 1e6, low_open=True)
     target_kl: float | None = ranged(None, 0, 10, low_open=True)
+    magnet_coef: float = ranged(0.0, 0, 100)
+    """Magnetic mirror descent (MMD, Sokota et al. 2023) when above 0: the weight in the policy
+    loss of KL(policy || magnet), the reverse KL to a magnet policy that moves slowly towards the
+    policy (``magnet_rate``); with ``ent_coef``, MMD's entropy regularisation.  0: plain PPO."""
+    magnet_rate: float = ranged(0.05, 0, 1)
+    """After each update the magnet's weights move this share of the way to the policy's (an
+    exponential moving average; 0: the magnet stays the starting policy)."""
     shaping: float = ranged(0.0, 0, 100)
     """Potential-based shaping at each scoring: the potential of a seat is
     shaping * (charm-point lead / 11 + geisha lead / 4) / 2, and 0 once the game

@@ -144,6 +144,8 @@ class Trainer:
             else None
         )
         self.values = Values(self.model, critic, cfg.learning_rate, self.device)
+        self.magnet = copy.deepcopy(self.model).requires_grad_(False) if cfg.magnet_coef > 0 else None
+        """MMD's magnet policy (``magnet_coef``), which follows the policy slowly (``magnet_rate``)."""
         self.gen = torch.Generator().manual_seed(cfg.seed + 1)  # action sampling
         self.rng = np.random.default_rng(cfg.seed + 2)  # opponents, seats, minibatches, bot seeds
         self.collector: Collector | RayCollectors
@@ -255,6 +257,8 @@ class Trainer:
         stats: dict[str, list[float]] = {
             k: [] for k in ("policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac")
         }
+        if self.magnet is not None:
+            stats["magnet_kl"] = []
         for _ in range(cfg.update_epochs):
             for mb in self._minibatches(data):
                 logits, value, aux_loss = self._forward(mb)
@@ -269,6 +273,13 @@ class Trainer:
                 entropy = -(logp_all.exp() * logp_all).sum(-1).mean()
                 value_loss = cfg.vf_coef * (v_loss + aux_loss)
                 loss = value_loss if value_only else pg_loss - cfg.ent_coef * entropy + value_loss
+                if self.magnet is not None:  # MMD: the reverse KL to the magnet, over legal moves
+                    with torch.no_grad():
+                        magnet_logp = torch.log_softmax(self.magnet(mb["obs"], mb["mask"])[0], -1)
+                    magnet_kl = (logp_all.exp() * (logp_all - magnet_logp)).sum(-1).mean()
+                    stats["magnet_kl"].append(magnet_kl.item())
+                    if not value_only:
+                        loss = loss + cfg.magnet_coef * magnet_kl
                 self._optimize(loss, value_only)
                 with torch.no_grad():
                     stats["approx_kl"].append(float(((ratio - 1) - (logp - mb["logp"])).mean()))
@@ -280,6 +291,10 @@ class Trainer:
                 and np.mean(stats["approx_kl"][-cfg.num_minibatches :]) > cfg.target_kl
             ):
                 break
+        if self.magnet is not None:  # the magnet follows the policy, slowly
+            with torch.no_grad():
+                for m, p in zip(self.magnet.parameters(), self.model.parameters(), strict=True):
+                    m.lerp_(p, cfg.magnet_rate)
         return self._finish_update(stats, data)
 
     def imitate(self, buf: dict[str, np.ndarray]) -> dict[str, float]:
@@ -439,6 +454,8 @@ class Trainer:
             if critic is None
             else {"critic": critic.state_dict(), "critic_optimizer": self.values.optimizer.state_dict()}  # type: ignore[union-attr]
         )
+        if self.magnet is not None:
+            extra["magnet"] = self.magnet.state_dict()
         save_checkpoint(
             self.run_dir / CHECKPOINT,
             self.model,
@@ -467,6 +484,8 @@ class Trainer:
             if self.values.critic is not None:
                 self.values.critic.load_state_dict(data["critic"])
                 self.values.optimizer.load_state_dict(data["critic_optimizer"])  # type: ignore[union-attr]
+            if self.magnet is not None:
+                self.magnet.load_state_dict(data["magnet"])
             self.update, self.decisions, self.games = data["update"], data["decisions"], data["games"]
             self.seconds = float(data.get("seconds", 0.0))  # runs saved before it was kept: 0
         except (KeyError, TypeError, ValueError, RuntimeError, IndexError, AttributeError) as e:
