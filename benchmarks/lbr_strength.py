@@ -2,14 +2,14 @@
 best player we ship?  (The target of the "How good is an agent" issue.)
 
 Against each ``--opponents`` player (default: random and the heuristic), the LBR player
-(:mod:`hanamikoji_env.lbr`, its default budget unless ``--particles``/``--samples``) and each
+(:mod:`hanamikoji_env.lbr`, its default budget unless ``--particles``/``--samples``/``--plans``) and each
 ``--players`` player (default: the shipped agent, the search bot, PolicySearchBot over the
 agent) play ``--games`` games, half in each seat, all on the same deals (the seed's).  Prints a
 row per opponent and player: the score with its Wilson interval, the median time per decision
 with a choice, and the LBR player's score minus the best fixed player's.
 
 Usage: ``python benchmarks/lbr_strength.py [--games 400] [--opponents random heuristic]
-[--players pretrained search psearch:ckpt=pretrained] [--out runs/lbr_strength.json]``; about
+[--players pretrained search psearch:ckpt=pretrained] [--plans 10] [--out runs/lbr_strength.json]``; about
 an hour on one core at the defaults (the LBR against the heuristic and PolicySearchBot dominate).
 """
 
@@ -32,11 +32,12 @@ def main() -> None:
     p.add_argument("--players", nargs="+", default=["pretrained", "search", "psearch:ckpt=pretrained"])
     p.add_argument("--particles", type=int, default=Budget.particles)
     p.add_argument("--samples", type=int, default=Budget.samples)
+    p.add_argument("--plans", type=int, default=Budget.plans)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", type=Path, default=Path("runs/lbr_strength.json"))
     args = p.parse_args()
     torch.set_num_threads(1)
-    budget = Budget(args.particles, args.samples)
+    budget = Budget(args.particles, args.samples, args.plans)
     rows = []
     print("| opponent | player | score | 95% interval | median ms |\n|---|---|---|---|---|", flush=True)
     for name in args.opponents:

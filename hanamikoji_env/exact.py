@@ -20,8 +20,8 @@ manner of OpenSpiel's ``best_response``) and reports:
   target cannot be exploited).
 
 With ``local=True`` it computes local best responses instead (:func:`local_best_response`: one
-decision's lookahead against the target, with exact beliefs), the yardstick of cheaper
-estimates.  :func:`cfr_plus` solves the tree (CFR+, vectorised over its levels), for targets
+move's lookahead against the target, a token chosen with its cards, with exact beliefs), the
+yardstick of cheaper estimates.  :func:`cfr_plus` solves the tree (CFR+, vectorised over its levels), for targets
 near equilibrium; :func:`openspiel_table` reads any OpenSpiel policy of the same game.
 
     from hanamikoji_env.bots import parse_player
@@ -43,9 +43,9 @@ import numpy as np
 
 from hanamikoji_env import engine
 from hanamikoji_env.actions import NUM_ACTIONS
-from hanamikoji_env.engine import C_PHASE, C_TO_MOVE, C_WINNER, GAME_OVER
+from hanamikoji_env.engine import C_PHASE, C_TO_MOVE, C_WINNER, GAME_OVER, MAX_SELECTION, SELECT_PHASE
 from hanamikoji_env.excerpt import short
-from hanamikoji_env.observation import VERSIONS
+from hanamikoji_env.observation import O_PHASE, VERSIONS
 from hanamikoji_env.rules import MINI, RETURNS, Variant, check_variant
 
 RECALL = VERSIONS[2]
@@ -294,22 +294,41 @@ def _reach(tree: Tree, probs: np.ndarray, seat: int) -> tuple[np.ndarray, np.nda
 
 
 def local_best_response(tree: Tree, probs: np.ndarray, seat: int) -> tuple[float, np.ndarray]:
-    """A local best response (Lisy and Bowling, 2017) with an exact belief: at each of ``seat``'s
-    information states, the move whose value is highest when the rest of the game is played by the
-    target in both seats, each node weighted by its reach (chance and the target's own moves);
-    returns ``seat``'s expected return playing those moves against the target, and the moves."""
+    """A local best response (Lisy and Bowling, 2017) with an exact belief, choosing a whole move
+    of the game at once: at each of ``seat``'s information states, the move whose value is highest
+    when the rest of the game is played by the target in both seats, each node weighted by its
+    reach (chance and the target's own moves) -- except that the cards of the token it plays are
+    chosen with it (a token and its cards are one move of the rules; no one else moves between
+    them, so its belief is the same): while selecting, a card's value is that of the best way to
+    finish the selection.  Returns ``seat``'s expected return playing those moves against the
+    target, and the moves."""
     sign = 1.0 if seat == 0 else -1.0
     reach, _ = _reach(tree, probs, seat)
-    after = node_values(tree, probs) * sign
-    choice = np.full(len(tree.infostates), -1, dtype=np.int64)
-    totals = np.zeros((len(tree.infostates), NUM_ACTIONS), dtype=np.float64)
-    for node in np.flatnonzero(tree.mover == seat).tolist():
-        info = tree.infostate[node]
-        for k in tree.children[node]:
-            totals[info, tree.action[k]] += reach[node] * after[k]
+    worth = node_values(tree, probs) * sign  # the target's play from each node on
+    nodes = np.flatnonzero(tree.mover == seat)
+    edge_node = np.repeat(nodes, [len(tree.children[n]) for n in nodes.tolist()])
+    edge_child = np.concatenate([np.asarray(tree.children[n], dtype=np.int64) for n in nodes.tolist()])
+    edge_info = tree.infostate[edge_node]
+    edge_move = tree.action[edge_child]
     mine = tree.info_mover == seat
-    totals[tree.masks == 0] = -np.inf
-    choice[mine] = totals[mine].argmax(axis=1)
+    selecting = mine & (tree.infostates[:, O_PHASE + SELECT_PHASE] > 0)
+    choice = np.full(len(tree.infostates), -1, dtype=np.int64)
+
+    def choose(infos: np.ndarray) -> None:
+        """The best move at each flagged information state, from the children's ``worth``."""
+        edges = infos[edge_info]
+        totals = np.zeros((len(tree.infostates), NUM_ACTIONS), dtype=np.float64)
+        np.add.at(
+            totals, (edge_info[edges], edge_move[edges]), reach[edge_node[edges]] * worth[edge_child[edges]]
+        )
+        totals[tree.masks == 0] = -np.inf
+        choice[infos] = totals[infos].argmax(axis=1)
+
+    for _ in range(MAX_SELECTION):  # the selections, from their last card back: one card a pass
+        choose(selecting)
+        chosen = selecting[edge_info] & (edge_move == choice[edge_info])
+        worth[edge_node[chosen]] = worth[edge_child[chosen]]
+    choose(mine)  # every decision, its children's worth now that of the best way to finish a turn
     played = probs.copy()
     played[mine] = 0.0
     played[np.flatnonzero(mine), choice[mine]] = 1.0

@@ -28,10 +28,15 @@ with what the LBR player has seen, stepped in lockstep with the real game:
   everything seen).
 
 **The values**: at each decision with a choice, ``samples`` particles are drawn by weight; every
-legal move is played in each and the round is played out with the target making **both**
-players' moves (sampled from its probabilities, the same random numbers for every move); a
+candidate is played in each and the round is played out with the target making **both**
+players' moves (sampled from its probabilities, the same random numbers for every candidate); a
 round's end is valued like the search bots' (:func:`~hanamikoji_env.simulate.round_values`:
-±1 where the game ends, otherwise half the favour markers' lead).  The best mean wins.
+±1 where the game ends, otherwise half the favour markers' lead).  The best mean wins.  The
+candidates are the legal moves, except at a token decision, where a move of the rules (a token
+and its cards; no one else moves between them) is chosen whole: the ``plans`` whole moves the
+heuristic ranks best (:func:`turn_plans`), whose cards it then plays as they are asked for.
+Valued one decision at a time (``plans=0``), a token would be valued with its cards chosen by the
+target, which loses to the whole move (0.905 against 0.940 versus the heuristic, 400 games).
 
 :func:`play_games` plays it against the target, half the games in each seat on the same deals,
 and :func:`lbr_report` is ``hanamikoji-exploit --method lbr --variant full``.  The target must
@@ -49,7 +54,9 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from hanamikoji_env.actions import CARD_BASE, NUM_ACTIONS, SECRET, TOKEN_SIZES, TRADEOFF
+from hanamikoji_env.actions import CARD_BASE, NUM_ACTIONS, NUM_TOKENS, SECRET, TOKEN_SIZES, TRADEOFF
+from hanamikoji_env.bots.heuristic import MAX_PLANS
+from hanamikoji_env.bots.search import candidate_plans, plan_sequence
 from hanamikoji_env.engine import (
     C_HANDS,
     C_PHASE,
@@ -87,16 +94,19 @@ _S = DRAW_PILE_SIZE + 1
 @dataclass(frozen=True)
 class Budget:
     """What one decision may spend: ``particles`` in the belief, ``samples`` of them played out
-    per legal move."""
+    per candidate, ``plans`` whole moves as the candidates at a token decision (0: its legal
+    tokens, the cards chosen one decision at a time)."""
 
     particles: int = 1024
     samples: int = 256
+    plans: int = 10
 
     def __post_init__(self) -> None:
-        for name in ("particles", "samples"):
+        for name in ("particles", "samples", "plans"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 100_000:
-                raise ValueError(f"--{name} must be an int in [1, 100000], got {short(value)}")
+            low = 0 if name == "plans" else 1
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= 100_000:
+                raise ValueError(f"--{name} must be an int in [{low}, 100000], got {short(value)}")
 
 
 def hidden_from_other(row: np.ndarray, action: int) -> bool:
@@ -192,6 +202,10 @@ class LocalBestResponse:
         self.probs, self.seat, self.budget, self.rng = probs, seat, budget, rng
         self.rows = np.zeros((0, 0), dtype=np.int32)
         self.weights = np.zeros(0)
+        self.planned: list[int] = []
+        """The rest of the move chosen whole at its token (``Budget.plans``): its cards."""
+        self.valued = False
+        """Whether the last decision valued moves (not a card of a move chosen whole)."""
         self.restarts = 0
         """Times the filter lost every particle and started again from what the player sees."""
 
@@ -264,14 +278,14 @@ class LocalBestResponse:
         shuffle_unseen(rows, self.rng)
         return rows
 
-    def values(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Each legal move's mean round value for the LBR player over ``samples`` played-out
-        particles (the target in both seats); returns the moves and their values."""
-        moves = np.flatnonzero(mask)
+    def values(self, sequences: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """Each action sequence's mean round value for the LBR player over ``samples``
+        played-out particles (the target in both seats, the same ones for every sequence)."""
+        moves = np.arange(len(sequences))
         base = self._draw(self.weights / self.weights.sum(), self.budget.samples)
         n = len(base)
-        block = np.tile(base, (len(moves), 1))  # row c * n + j: move c in particle j
-        apply_sequences(block, np.repeat(moves, n)[:, None], np.ones(len(block), dtype=np.int64), None)
+        block = np.tile(base, (len(moves), 1))  # row c * n + j: sequence c in particle j
+        apply_sequences(block, np.repeat(sequences, n, axis=0), np.repeat(lengths, n), None)
         u = self.rng.random((n, PLAYOUT_STEPS))
         particle = np.tile(np.arange(n), len(moves))
 
@@ -282,18 +296,26 @@ class LocalBestResponse:
 
         value = play_out(block, choose, None, score=round_values)
         sign = 1.0 if self.seat == 0 else -1.0
-        return moves, sign * value.reshape(len(moves), n).mean(axis=1)
+        return sign * value.reshape(len(moves), n).mean(axis=1)
 
     def act(self, public: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> int:
         """The LBR player's move (``obs``, ``mask``: its own view; ``public``: :func:`public_row`)."""
         if self.lost:
             self.start(public, obs)
         moves = np.flatnonzero(mask)
-        if len(moves) == 1:
+        self.valued = not self.planned and len(moves) > 1
+        if self.planned:
+            action = self.planned.pop(0)
+        elif len(moves) == 1:
             action = int(moves[0])
+        elif self.budget.plans and moves.max() < NUM_TOKENS:  # a token decision
+            sequences, lengths = turn_plans(obs, mask, self.budget.plans)
+            best = int(np.argmax(self.values(sequences, lengths)))
+            action, *self.planned = sequences[best, : lengths[best]].tolist()
         else:
-            moves, value = self.values(mask)
-            action = int(moves[int(np.argmax(value))])
+            action = int(
+                moves[int(np.argmax(self.values(moves[:, None], np.ones(len(moves), dtype=np.int64))))]
+            )
         self._step(np.full(len(self.rows), action))
         return action
 
@@ -340,23 +362,29 @@ def check_target(target: Any) -> None:
 @dataclass
 class Result:
     """:func:`play_games`' outcome: the player's score (win 1, draw 0.5) per game, its time per
-    decision with a choice, and how often its filter lost every particle."""
+    decision with a choice (and whether it valued moves there: a card of a move chosen whole at
+    its token costs nothing), and how often its filter lost every particle."""
 
     scores: np.ndarray
     seconds: np.ndarray
+    valued: np.ndarray
     restarts: int
 
     def as_dict(self) -> dict[str, Any]:
         n, t = len(self.scores), self.seconds
         low, high = wilson(float(self.scores.sum()), n)
+        ms = lambda x, q: round(1000 * float(np.quantile(x, q)), 2) if len(x) else None  # noqa: E731
         return {
             "br_score": float(self.scores.mean()),
             "ci95": [low, high],
             "games": n,
             "decision_ms": {
-                "median": round(1000 * float(np.median(t)), 2) if len(t) else None,
-                "p90": round(1000 * float(np.quantile(t, 0.9)), 2) if len(t) else None,
+                "median": ms(t, 0.5),
+                "p90": ms(t, 0.9),
                 "decisions": len(t),
+                "valued_median": ms(t[self.valued], 0.5),
+                "valued_p90": ms(t[self.valued], 0.9),
+                "valued": int(self.valued.sum()),
             },
             "restarts": self.restarts,
         }
@@ -368,7 +396,7 @@ def play_games(target: Any, games: int, make: MakePlayer, seed: int = 0, progres
     from ``seed`` and ``g // 2``, so two players measured with one seed meet the same deals)."""
     if isinstance(games, bool) or not isinstance(games, int) or games < 2 or games % 2:
         raise ValueError(f"--games must be a positive even number, got {short(games)}")
-    scores, seconds, restarts = np.zeros(games), [], 0
+    scores, seconds, valued, restarts = np.zeros(games), [], [], 0
     first = np.zeros(1, dtype=np.int64)
     for g in tqdm(range(games), desc="games", unit="game", disable=not progress):
         seat, rng = g % 2, np.random.default_rng([seed, g, 1])
@@ -390,6 +418,7 @@ def play_games(target: Any, games: int, make: MakePlayer, seed: int = 0, progres
                 action = player.act(public_row(row[0], seat), obs[0], mask[0])
                 if mask[0].sum() > 1:
                     seconds.append(time.perf_counter() - start)
+                    valued.append(getattr(player, "valued", True))
             else:
                 action = int(target.act_batch(obs, mask)[0])
                 player.opponent_moved(None if hidden_from_other(row[0], action) else action)
@@ -399,7 +428,26 @@ def play_games(target: Any, games: int, make: MakePlayer, seed: int = 0, progres
                 player.own_draw(int(row[0, C_PILE + pos]))
         restarts += getattr(player, "restarts", 0)
         scores[g] = (final_returns_of(row)[0, seat] + 1.0) / 2.0
-    return Result(scores, np.asarray(seconds), restarts)
+    return Result(scores, np.asarray(seconds), np.asarray(valued, dtype=bool), restarts)
+
+
+def turn_plans(obs: np.ndarray, mask: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The heuristic's ``k`` best whole-turn plans at a token decision (its token, then its
+    cards), as action sequences (``[k, 5]``, padded) and their lengths."""
+    o = obs.astype(np.float64)
+    tokens = (mask[:NUM_TOKENS] > 0).astype(np.int64)
+    plan_token = np.zeros(MAX_PLANS, dtype=np.int64)
+    plan_cards = np.zeros((MAX_PLANS, 4), dtype=np.int64)
+    plan_score = np.zeros(MAX_PLANS)
+    count = candidate_plans(o, tokens, np.zeros(4, dtype=np.int64), 0, plan_token, plan_cards, plan_score)
+    if count <= 0:
+        raise RuntimeError("the LBR player's own observation is not a consistent decision")
+    best = np.argsort(-plan_score[:count], kind="stable")[:k]
+    sequences = np.zeros((len(best), 5), dtype=np.int64)
+    lengths = np.zeros(len(best), dtype=np.int64)
+    for c, j in enumerate(best):
+        lengths[c] = plan_sequence(plan_token[j], plan_cards[j], 0, False, sequences[c])
+    return sequences, lengths
 
 
 def views(rows: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -12,7 +12,7 @@ import json
 import numpy as np
 import pytest
 
-from hanamikoji_env.actions import CARD_BASE, GIFT, SECRET
+from hanamikoji_env.actions import CARD_BASE, GIFT, NUM_TOKENS, SECRET, TOKEN_SIZES
 from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.engine import (
     C_HANDS,
@@ -233,6 +233,63 @@ def test_bayes_weights_keep_only_deals_a_deterministic_target_could_have_played_
     assert informative >= 3  # the evidence ruled deals out, more than once
 
 
+class Watched(LocalBestResponse):
+    """The LBR player, each of its moves logged: how many were legal, the move, whether it valued
+    moves there and the rest of its move chosen whole."""
+
+    log: list[tuple[int, int, bool, list[int]]]
+
+    def act(self, public, obs, mask) -> int:
+        action = super().act(public, obs, mask)
+        self.log.append((int(mask.sum()), action, self.valued, list(self.planned)))
+        return action
+
+
+def watched_moves(plans: int) -> list[tuple[int, int, bool, list[int]]]:
+    """:class:`Watched`'s moves in two games against the heuristic, at ``plans``."""
+    target = parse_player("heuristic").make(seed=0, round_limit=None)
+    log: list[tuple[int, int, bool, list[int]]] = []
+
+    def make(seat, rng):
+        player = Watched(target.play_probabilities, seat, Budget(64, 8, plans), rng)
+        player.log = log
+        return player
+
+    play_games(target, 2, make, seed=3, progress=False)
+    return log
+
+
+def test_a_token_and_its_cards_are_chosen_as_one_move() -> None:
+    """With ``plans``, a token decision values whole moves (the heuristic's best plans: each a
+    legal token with its cards from the hand, the heuristic's own choice first) and the player
+    then plays that move's cards without valuing them again; with ``plans=0`` it values each
+    card decision on its own."""
+    from hanamikoji_env.bots.heuristic import heuristic_actions
+    from hanamikoji_env.lbr import turn_plans, views
+
+    for seed in range(6):
+        row = dealt(seed)
+        obs, mask = views(row, [int(row[0, 4])])  # C_TO_MOVE: the starter's first decision
+        sequences, lengths = turn_plans(obs[0], mask[0], 5)
+        assert len(sequences) == 5 and sequences[0, 0] == heuristic_actions(obs, mask)[0]
+        for sequence, n in zip(sequences, lengths, strict=True):
+            token, cards = int(sequence[0]), sequence[1:n] - CARD_BASE
+            assert mask[0, token] and n == 1 + TOKEN_SIZES[token]
+            assert (np.bincount(cards, minlength=NUM_GEISHAS) <= obs[0, OFFSETS["hand"]]).all()
+    for plans in (3, 0):
+        log = watched_moves(plans)
+        wholes = 0
+        for i, (choices, action, valued, planned) in enumerate(log):
+            if action < NUM_TOKENS and choices > 1 and plans:  # its cards follow, as planned
+                assert valued and len(planned) == TOKEN_SIZES[action]
+                assert [a for _, a, _, _ in log[i + 1 : i + 1 + len(planned)]] == planned
+                assert not any(s for _, _, s, _ in log[i + 1 : i + 1 + len(planned)])
+                wholes += 1
+            if not plans:
+                assert valued == (choices > 1) and not planned
+        assert wholes >= 4 or not plans
+
+
 def test_lbr_beats_random_and_is_refused_for_players_it_cannot_model() -> None:
     target = parse_player("random").make(seed=0, round_limit=None)
     result = play_games(target, 40, lbr_player(target, Budget(256, 64)), seed=2, progress=False)
@@ -251,11 +308,13 @@ def test_exploit_lbr_on_the_full_game_writes_its_estimate(tmp_path, capsys) -> N
     out = tmp_path / "lbr.json"
     exploit_main(
         ["--target", "random", "--method", "lbr", "--variant", "full", "--games", "4",
-         "--particles", "32", "--samples", "4", "--no-progress", "--out", str(out)]
+         "--particles", "32", "--samples", "4", "--plans", "3", "--no-progress", "--out", str(out)]
     )  # fmt: skip
     report = json.loads(out.read_text())
     assert report["method"] == "lbr" and report["variant"] == "full" and report["games"] == 4
-    assert report["budget"] == {"particles": 32, "samples": 4} and report["bound"] == "lower"
+    assert report["budget"] == {"particles": 32, "samples": 4, "plans": 3} and report["bound"] == "lower"
+    valued = report["decision_ms"]["valued"]
+    assert 0 < valued < report["decision_ms"]["decisions"]  # a move's cards come with its token
     assert report["ci95"][0] <= report["br_score"] <= report["ci95"][1]
     assert "local best response scores" in capsys.readouterr().out
     for argv, message in (
@@ -264,6 +323,7 @@ def test_exploit_lbr_on_the_full_game_writes_its_estimate(tmp_path, capsys) -> N
             "cannot give its move probabilities",
         ),
         (["--target", "random", "--method", "lbr", "--variant", "full", "--samples", "0"], "samples must be"),
+        (["--target", "random", "--method", "lbr", "--variant", "full", "--plans", "-1"], "plans must be"),
         (["--target", "random", "--method", "lbr", "--variant", "full", "--games", "3"], "positive even"),
         (
             ["--target", "random", "--method", "exact", "--games", "4"],
