@@ -4,7 +4,7 @@ opponents.
 
     python benchmarks/algorithms.py --algo ppo-v2 --decisions 2000000 --seed 0   # one row
     python benchmarks/algorithms.py --table runs/algorithms [MORE ...]           # the table of every row run
-    hanamikoji-plot runs/algorithms/* --columns heuristic --out curves.png       # their curves, one figure
+    python benchmarks/algorithms.py --table OUT [MORE ...] --plot curves.png     # and their curves, seeds as bands
 
 A row trains in this process with one torch thread, in chunks, until ``--decisions`` of the
 learner's environment decisions are done (the last chunk may go past by less than one chunk's
@@ -675,6 +675,52 @@ def table(*outs: Path) -> str:
     return "\n".join(rows)
 
 
+MAX_CURVES = 8
+"""Curves a panel of :func:`plot` holds at most: more are not told apart by colour."""
+
+
+def plot(path: Path, column: str, *outs: Path) -> int:
+    """One figure of win rates against ``column``'s opponent (``heuristic`` or ``random``) over
+    the decisions trained, a curve a row at a decision budget: the seeds' mean, their range as a
+    band; at most :data:`MAX_CURVES` rows a panel, panels side by side.  Returns the panels."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    rows: dict[str, list[list[tuple[float, float]]]] = {}
+    for out in outs:
+        for result in sorted(out.glob("*/result.json")):
+            if not json.loads(result.read_text()).get("budget_decisions"):
+                continue  # a wall-time row has no common axis with the others
+            with (result.parent / "curve.csv").open() as f:
+                curve = [(float(r["decisions"]), float(r[f"vs_{column}"])) for r in csv.DictReader(f)]
+            rows.setdefault(result.parent.name, []).append(curve)
+    if not rows:
+        raise ValueError("no row budgeted in decisions under " + ", ".join(map(str, outs)))
+    names = sorted(rows)
+    panels = [names[k : k + MAX_CURVES] for k in range(0, len(names), MAX_CURVES)]
+    fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 4.5), squeeze=False)
+    for ax, panel in zip(axes[0], panels, strict=True):
+        for name in panel:
+            seeds = rows[name]
+            grid = np.linspace(max(c[0][0] for c in seeds), min(c[-1][0] for c in seeds), 50)
+            ys = np.array([np.interp(grid, *zip(*c, strict=True)) for c in seeds])
+            label = f"{name} ({len(seeds)} seed{'s' if len(seeds) > 1 else ''})"
+            (line,) = ax.plot(grid, ys.mean(axis=0), label=label)
+            ax.fill_between(grid, ys.min(axis=0), ys.max(axis=0), color=line.get_color(), alpha=0.2)
+        ax.set_xlabel("environment decisions trained (the learner's own)")
+        ax.set_ylabel(f"win rate against {column} (200 mirrored games)")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle(f"Win rate against {column}: the seeds' mean, their range as a band")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return len(panels)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--algo", choices=sorted(ALGOS), help="the row to run")
@@ -697,9 +743,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--table", type=Path, nargs="+", metavar="OUT", help="print the table of the rows in these folders"
     )
+    parser.add_argument(
+        "--plot", type=Path, metavar="PNG",
+        help="with --table: also draw the decision rows' curves against --against, seeds as bands",
+    )  # fmt: skip
+    parser.add_argument("--against", choices=CURVE_OPPONENTS, default="heuristic", help="--plot's opponent")
     args = parser.parse_args(argv)
+    if args.plot is not None and args.table is None:
+        parser.error("--plot draws the rows --table reads: give --table OUT ... too")
     if args.table is not None:
         print(table(*args.table))
+        if args.plot is not None:
+            try:
+                panels = plot(args.plot, args.against, *args.table)
+            except ValueError as e:
+                parser.error(str(e))
+            print(f"drawn: {args.plot} ({panels} panel{'s' if panels > 1 else ''})")
         return
     if args.algo is None:
         parser.error("give --algo NAME (one of " + ", ".join(sorted(ALGOS)) + ") or --table OUT")

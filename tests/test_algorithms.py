@@ -266,3 +266,33 @@ def test_a_budget_spent_on_a_core_of_another_speed_says_how_fast(tmp_path) -> No
 def test_the_core_is_timed_on_the_batch_engine() -> None:
     """A positive rate of the fixed workload, in the range a CPU core reaches (0.1M-100M/s)."""
     assert 1e5 < harness().core_speed(seconds=0.2, repeats=1) < 1e8
+
+
+def test_the_plot_draws_decision_rows_seeds_as_bands_eight_a_panel(tmp_path) -> None:
+    """``--table ... --plot``: one curve a row budgeted in decisions (its seeds' mean, their range
+    a band), at most eight a panel, the x axis in decisions; a wall-time row is left out; no
+    decision row at all, or --plot without --table, is one line."""
+    algorithms = harness()
+    score = {"win_rate": 0.5, "ci95": [0.4, 0.6]}
+    for k in range(9):
+        for seed in (0, 1):
+            row = tmp_path / f"seed{seed}" / f"algo{k}"
+            row.mkdir(parents=True)
+            (row / "curve.csv").write_text(
+                "seconds,update,decisions,phase,vs_random,vs_heuristic\n"
+                f"1,1,1000,x,0.5,{0.1 + seed / 10}\n2,2,2000,x,0.6,{0.2 + k / 100}\n"
+            )
+            result = {"algo": f"algo{k}", "budget_decisions": 2000, "minutes": None, "decisions": 2000,
+                      "trained_seconds": 2.0, "seed": seed, "scores": dict.fromkeys(algorithms.OPPONENTS, score)}  # fmt: skip
+            (row / "result.json").write_text(json.dumps(result))
+    png = tmp_path / "curves.png"
+    assert algorithms.plot(png, "heuristic", tmp_path / "seed0", tmp_path / "seed1") == 2  # 9 rows: 8 + 1
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    out = run("--table", "seed0", "seed1", "--plot", "c.png", "--against", "random", cwd=tmp_path)
+    assert out.returncode == 0 and "drawn: c.png (2 panels)" in out.stdout, out.stderr
+    (tmp_path / "minutes" / "ppo-v1").mkdir(parents=True)
+    (tmp_path / "minutes" / "ppo-v1" / "result.json").write_text(json.dumps({"minutes": 30}))
+    with pytest.raises(ValueError, match="no row budgeted in decisions"):
+        algorithms.plot(png, "heuristic", tmp_path / "minutes")
+    out = run("--plot", "c.png", cwd=tmp_path)
+    assert out.returncode == 2 and "--plot draws the rows --table reads" in out.stderr
