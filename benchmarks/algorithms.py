@@ -102,12 +102,15 @@ class Budget:
     decisions: int | None = None
     deadline: float | None = None
 
-    def spent(self, now: float, done: int) -> bool:
-        """The budget is spent at ``now``, ``done`` decisions trained."""
+    def left(self, now: float, done: int) -> float:
+        """What is left at ``now``, ``done`` decisions trained, in the budget's unit."""
         if self.decisions is not None:
-            return done >= self.decisions
+            return self.decisions - done
         assert self.deadline is not None
-        return now >= self.deadline
+        return self.deadline - now
+
+    def spent(self, now: float, done: int) -> bool:
+        return self.left(now, done) <= 0
 
     def due(self, now: float, last: float, done: int, last_done: int) -> bool:
         """A snapshot is due: ``every`` since the last one (at ``last``, ``last_done``), or the
@@ -117,10 +120,7 @@ class Budget:
 
     def share(self, now: float, done: int) -> float:
         """The next chunk, in the budget's unit: up to the next snapshot, or to the end."""
-        if self.decisions is not None:
-            return max(0.0, min(self.decisions - done, self.every))
-        assert self.deadline is not None
-        return max(0.0, min(self.deadline - now, self.every))
+        return max(0.0, min(self.left(now, done), self.every))
 
     def chunks(self, now: float, done: int, per_decisions: float, per_seconds: float) -> int:
         """How many units of a learner's work (updates, rollouts) make the next chunk, one taking
@@ -376,7 +376,8 @@ def tianshou_chunks(
     algorithm: Any, params: Any, steps: int, budget: Budget, save: Save, export: Callable[[Path], None]
 ) -> list[Snapshot]:
     """Tianshou's ``run_training`` over ``params`` (one epoch of ``epoch_num_steps``) again and again
-    within ``budget``; ``export(path)`` writes a snapshot about every ``budget.every`` seconds."""
+    within ``budget``; ``export(path)`` writes a snapshot about every ``budget.every`` (seconds, or
+    decisions)."""
     start = last = time.perf_counter()
     snapshots: list[Snapshot] = []
     last_steps = steps

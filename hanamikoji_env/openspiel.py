@@ -75,6 +75,7 @@ from hanamikoji_env.rules import (
     RETURNS,
     State,
     Variant,
+    cards_of,
     check_round_limit,
     check_variant,
     variant_round_limit,
@@ -300,9 +301,8 @@ class HanamikojiState(pyspiel.State):
         at = engine.log_at(int(row[engine.C_ROUND]))
         log = [int(w) for w in row[at : at + engine.TURNS_PER_ROUND]]
         starter = int(row[engine.C_STARTER])
-        cards_of = lambda counts: [g for g, n in enumerate(counts) for _ in range(n)]  # noqa: E731
-        hidden = {SECRET: [world.secrets[seat]], TRADEOFF: cards_of(world.tradeoffs[seat])}
-        held, draws, played = cards_of(world.hands[seat]), {}, []
+        hidden = {SECRET: [world.secrets[seat]], TRADEOFF: list(cards_of(world.tradeoffs[seat]))}
+        held, draws, played = list(cards_of(world.hands[seat])), {}, []
         for t in range(engine.TURNS_PER_ROUND - 1, -1, -1):
             if (starter + t) % 2 != seat or not log[t]:
                 continue
@@ -316,7 +316,7 @@ class HanamikojiState(pyspiel.State):
             held, played = held + cards, played + cards
             if engine.log_field(log[t], engine.F_DRAW):
                 draws[t] = held.pop(int(rng.integers(len(held))))
-        first = cards_of(world.hands[seat]) + played
+        first = list(cards_of(world.hands[seat])) + played
         for card in draws.values():
             first.remove(card)
         history = self.history()[start.history :]

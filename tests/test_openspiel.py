@@ -244,10 +244,6 @@ def _log_of(state: HanamikojiState) -> list[int]:
     return [int(w) for w in row[at : at + rules.TURNS_PER_ROUND]]
 
 
-def _field(word: int, shift: int) -> int:
-    return engine.log_field(word, shift)
-
-
 def replayed_from_its_deal(state: HanamikojiState, twin: HanamikojiState, player: int) -> HanamikojiState:
     """A fresh game played to ``twin``'s position from the deal ``twin`` tells of: ``state``'s
     history up to this round's deal, then this round with the opponent's first hand, draws,
@@ -263,11 +259,12 @@ def replayed_from_its_deal(state: HanamikojiState, twin: HanamikojiState, player
     starter = pos.starter
     theirs = [t for t, w in enumerate(log) if w and (starter + t) % 2 == opp]
     played = [
-        _field(log[t], engine.F_CARDS + 3 * k) for t in theirs for k in range(_field(log[t], engine.F_COUNT))
+        engine.log_field(log[t], engine.F_CARDS + 3 * k)
+        for t in theirs
+        for k in range(engine.log_field(log[t], engine.F_COUNT))
     ]
-    drawn = [_field(log[t], engine.F_DRAW) - 1 for t in theirs]
-    held = [g for g in range(rules.NUM_GEISHAS) for _ in range(pos.hands[opp][g])]
-    first_hand = sorted(held + played)
+    drawn = [engine.log_field(log[t], engine.F_DRAW) - 1 for t in theirs]
+    first_hand = sorted(rules.cards_of(pos.hands[opp]) + tuple(played))
     for card in drawn:
         first_hand.remove(card)
     deal = list(history[i : i + DEAL_OUTCOMES])
@@ -279,17 +276,14 @@ def replayed_from_its_deal(state: HanamikojiState, twin: HanamikojiState, player
     for a in deal:
         fresh.apply_action(a)
     i += DEAL_OUTCOMES
-    hidden = {
-        rules.SECRET: [pos.secrets[opp]],
-        rules.TRADEOFF: sorted(g for g in range(rules.NUM_GEISHAS) for _ in range(pos.tradeoffs[opp][g])),
-    }
+    hidden = {rules.SECRET: [pos.secrets[opp]], rules.TRADEOFF: rules.cards_of(pos.tradeoffs[opp])}
     while len(fresh.history()) < len(history):
         action = history[i]
         i += 1
         if fresh.is_chance_node():  # a turn's draw
             turn = int(fresh._row[0, engine.C_TURN])
             if fresh._drawing == opp:
-                action = _field(log[turn], engine.F_DRAW) - 1
+                action = engine.log_field(log[turn], engine.F_DRAW) - 1
         else:
             p = fresh.position()
             if p.current == opp and p.phase == rules.Phase.SELECT and p.token in hidden:

@@ -130,20 +130,17 @@ function drawOffer() {
       if (on) node.append(el("span", { class: "tick", "aria-hidden": "true", text: "✓" }));
       return node;
     }));
-  } else if (!offer.pairs && deciding() && !theirs) {
-    $("offer-title").textContent = "Your Competition: split it into pairs A and B";
-    const inA = state.pick ? state.pick.split : [];
+  } else if (!offer.pairs && state.mode === "play" && !theirs) {  // the person's split: built, or being sent
+    const building = deciding();
+    $("offer-title").textContent = building ? "Your Competition: split it into pairs A and B" : "Your Competition, being split into pairs";
+    const inA = state.pick && state.pick.split ? state.pick.split : [];
     const group = (name, members) => el("div", { class: `set group-${name}`, "data-group": name }, [el("strong", { text: name }),
       ...members.map((i) => {
+        if (!building) return card(offer.cards[i]);
         const node = card(offer.cards[i], { "data-index": i, title: name === "A" ? "move it to pair B" : "move it to pair A", onclick: () => act("split", i) });
         node.prepend(el("kbd", { text: String(i + 1) }));
         return node;
       })]);
-    $("offer").replaceChildren(group("A", inA), group("B", offer.cards.map((_, i) => i).filter((i) => !inA.includes(i))));
-  } else if (!offer.pairs && state.mode === "play" && !theirs) {  // the person's split, being sent
-    $("offer-title").textContent = "Your Competition, being split into pairs";
-    const inA = state.pick && state.pick.split ? state.pick.split : [];
-    const group = (name, members) => el("div", { class: `set group-${name}` }, [el("strong", { text: name }), ...members.map((i) => card(offer.cards[i]))]);
     $("offer").replaceChildren(group("A", inA), group("B", offer.cards.map((_, i) => i).filter((i) => !inA.includes(i))));
   } else if (!offer.pairs) {
     $("offer-title").textContent = `${whose} Competition, being split into pairs`;
