@@ -10,6 +10,8 @@ A row trains in this process with one torch thread, in chunks, until ``--decisio
 learner's environment decisions are done (the last chunk may go past by less than one chunk's
 work; the count done is recorded), or, as a convenience no table row uses, until ``--minutes``
 of wall time are spent.  After each chunk it keeps a snapshot player; about ``--points`` of them.
+A stopped run of one of our PPO rows goes on from its last snapshot with ``--resume`` (the same
+command otherwise); a finished row (its ``result.json``) is never overwritten.
 Then every snapshot plays ``random`` and ``heuristic`` (``--curve-games`` mirrored games each)
 for ``curve.csv`` (the training curves' format: hanamikoji-plot draws it), and the last one plays
 ``random``, ``heuristic``, ``search`` and the shipped agent (``pretrained``), ``--games``
@@ -143,6 +145,18 @@ class Algo:
     row's extra)."""
     extra: str = "train"
     """The package extra the row needs."""
+    resumable: bool = False
+    """``train`` goes on from the snapshots a stopped run of the row left (``--resume``)."""
+
+
+def kept(folder: Path) -> list[Snapshot]:
+    """The snapshots a row's earlier run left in ``folder/snapshots`` (``{seconds}s_{decisions}.pt``,
+    as ``run_row``'s ``save`` names them), oldest first."""
+    found = []
+    for path in (folder / "snapshots").glob("*s_*.pt"):
+        seconds, decisions = path.stem.split("s_")
+        found.append(Snapshot(f"ckpt:{path}", float(seconds), int(decisions)))
+    return sorted(found, key=lambda s: s.decisions)
 
 
 # ---------------------------------------------------------------- our PPO ---
@@ -205,19 +219,20 @@ def ppo(version: int, warm: bool, overrides: dict[str, Any] | None = None) -> Al
 
     def train(folder: Path, budget: Budget, seed: int, save: Save) -> list[Snapshot]:
         from hanamikoji_env.training.config import Config
-        from hanamikoji_env.training.ppo import POLICY
+        from hanamikoji_env.training.ppo import CHECKPOINT, POLICY
         from hanamikoji_env.training.ppo import train as train_ppo
 
         run = {**settings, "seed": seed, "run_name": "run", "runs_dir": str(folder)}
         if budget.decisions is not None and settings.get("anneal_lr"):
             run["total_decisions"] = budget.decisions  # the learning rate reaches 0 at the budget
         cfg = Config.from_dict(run)
-        start, snapshots, updates, done = time.perf_counter(), [], 2, 0
+        snapshots = kept(folder)  # a stopped run's, where it goes on (--resume)
+        done = snapshots[-1].decisions if snapshots else 0
+        start, updates = time.perf_counter() - (snapshots[-1].seconds if snapshots else 0.0), 2
         while not snapshots or not budget.spent(time.perf_counter(), done):  # at least one chunk
             began, before = time.perf_counter(), done
-            trainer = train_ppo(
-                cfg, folder / "run", resume=bool(snapshots), progress=False, stop_after=updates
-            )
+            resume = (folder / "run" / CHECKPOINT).is_file()
+            trainer = train_ppo(cfg, folder / "run", resume=resume, progress=False, stop_after=updates)
             done = trainer.decisions
             path = save(time.perf_counter() - start, done).with_suffix(".pt")
             shutil.copyfile(folder / "run" / POLICY, path)
@@ -226,7 +241,7 @@ def ppo(version: int, warm: bool, overrides: dict[str, Any] | None = None) -> Al
             updates = budget.chunks(time.perf_counter(), done, (done - before) / updates, per_seconds)
         return snapshots
 
-    return Algo(train, settings)
+    return Algo(train, settings, resumable=True)
 
 
 # ------------------------------------------------------- sb3-contrib MaskablePPO ---
@@ -533,14 +548,28 @@ def run_row(
     seed: int,
     decisions: int | None = None,
     minutes: float | None = None,
+    resume: bool = False,
 ) -> dict:
     """Train row ``name`` for ``decisions`` of its own (or ``minutes`` of wall time), score its
-    snapshots and its last player; returns the result (also written to ``out/name/result.json``)."""
+    snapshots and its last player; returns the result (also written to ``out/name/result.json``).
+    ``resume``: a stopped run of the row in ``out`` goes on from its last snapshot (rows that can:
+    :attr:`Algo.resumable`); its time so far counts as the snapshots' seconds say."""
     algo = ALGOS[name]
     folder = out / name
-    if folder.exists():
-        raise ValueError(f"{folder} already holds a row: remove it or give another --out")
-    (folder / "snapshots").mkdir(parents=True)
+    if (folder / "result.json").is_file():
+        raise ValueError(f"{folder} holds a finished row: remove it or give another --out")
+    if resume and not algo.resumable:
+        raise ValueError(f"{name} cannot go on from a stopped run: remove {folder} and run it again")
+    if folder.exists() and not resume:
+        raise ValueError(
+            f"{folder} holds a stopped row: --resume goes on with it"
+            if algo.resumable
+            else f"{folder} holds a stopped row: remove it or give another --out"
+        )
+    left = kept(folder) if resume else []
+    if resume and not left:
+        raise ValueError(f"--resume: {folder} holds no snapshot of a stopped run to go on from")
+    (folder / "snapshots").mkdir(parents=True, exist_ok=resume)
     speed = core_speed()
     print(
         f"this core: {speed / 1e6:.2f}M decisions/s of the batch engine, {speed / REFERENCE_CORE:.2f}x the "
@@ -558,18 +587,23 @@ def run_row(
         budget = Budget(every=decisions / points, decisions=decisions)
     else:
         assert minutes is not None
-        budget = Budget(every=minutes * 60 / points, deadline=began + minutes * 60)
+        budget = Budget(
+            every=minutes * 60 / points, deadline=began + minutes * 60 - (left[-1].seconds if left else 0.0)
+        )
     try:
         snapshots = algo.train(folder, budget, seed, save)
     except ImportError as e:
-        shutil.rmtree(folder)
+        if not resume:
+            shutil.rmtree(folder)
         raise ValueError(
             f"{name} needs the {algo.extra!r} extra: pip install 'hanamikoji-env[{algo.extra}]' ({e})"
         ) from None
     except ValueError:  # refused before training (a learner that cannot run here): no row left
-        shutil.rmtree(folder)
+        if not resume:  # a stopped run's snapshots are kept
+            shutil.rmtree(folder)
         raise
     trained, trained_cpu = time.perf_counter() - began, time.process_time() - cpu
+    trained += left[-1].seconds if left else 0.0  # the stopped run's (its CPU time was not kept)
     if not snapshots:
         raise RuntimeError(f"{name} kept no snapshot")
     with (folder / "curve.csv").open("w", newline="") as f:  # hanamikoji-plot's columns
@@ -589,6 +623,7 @@ def run_row(
         "minutes": minutes,
         "trained_seconds": round(trained, 1),
         "trained_cpu_seconds": round(trained_cpu, 1),
+        "resumed_at": left[-1].decisions if left else None,
         "core_speed": round(speed),
         "decisions": last.decisions,
         "snapshots": len(snapshots),
@@ -742,6 +777,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--points", type=int, default=8, help="snapshots over the budget (about)")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument(
+        "--resume", action="store_true",
+        help="go on with the row's stopped run in --out from its last snapshot (our PPO rows)",
+    )  # fmt: skip
+    parser.add_argument(
         "--table", type=Path, nargs="+", metavar="OUT", help="print the table of the rows in these folders"
     )
     parser.add_argument(
@@ -777,7 +816,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         result = run_row(
             args.algo, args.out, args.games, args.curve_games, args.points, args.seed,
-            decisions=args.decisions, minutes=args.minutes,
+            decisions=args.decisions, minutes=args.minutes, resume=args.resume,
         )  # fmt: skip
     except (ValueError, ImportError) as e:
         parser.error(str(e))

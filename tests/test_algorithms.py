@@ -121,8 +121,47 @@ def test_bad_input_is_one_line(args: list[str], message: str, tmp_path) -> None:
 
 def test_a_row_already_run_is_not_overwritten(tmp_path) -> None:
     (tmp_path / "rows" / "ppo-v1").mkdir(parents=True)
-    out = run("--algo", "ppo-v1", "--minutes", "0.01", "--out", "rows", cwd=tmp_path)
-    assert out.returncode == 2 and "already holds a row" in out.stderr
+    (tmp_path / "rows" / "ppo-v1" / "result.json").write_text("{}")
+    for resume in ([], ["--resume"]):
+        out = run("--algo", "ppo-v1", "--minutes", "0.01", "--out", "rows", *resume, cwd=tmp_path)
+        assert out.returncode == 2 and "holds a finished row" in out.stderr
+    assert (tmp_path / "rows" / "ppo-v1" / "result.json").read_text() == "{}"
+
+
+@pytest.mark.slow(5)
+def test_a_stopped_row_goes_on_from_its_last_snapshot(tmp_path) -> None:
+    args = ["--algo", "ppo-v1", "--out", "rows", "--games", "2", "--curve-games", "2", "--points", "2"]
+    assert run(*args, "--decisions", "3000", cwd=tmp_path).returncode == 0
+    folder = tmp_path / "rows" / "ppo-v1"
+    first = json.loads((folder / "result.json").read_text())
+    (folder / "result.json").unlink()  # as if stopped before its scores
+    before = sorted(p.name for p in (folder / "snapshots").iterdir())
+    refused = run(*args, "--decisions", "40000", cwd=tmp_path)
+    assert refused.returncode == 2 and "holds a stopped row: --resume goes on with it" in refused.stderr
+    out = run(*args, "--decisions", "40000", "--resume", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    result = json.loads((folder / "result.json").read_text())
+    assert result["resumed_at"] == first["decisions"] and result["decisions"] >= 40000
+    after = sorted(p.name for p in (folder / "snapshots").iterdir())
+    assert after[: len(before)] == before and len(after) > len(before)  # kept, then more
+    with (folder / "curve.csv").open() as f:
+        decisions = [int(r["decisions"]) for r in csv.DictReader(f)]
+    assert decisions[: first["snapshots"]] == [int(n.split("s_")[1].split(".")[0]) for n in before]
+    assert decisions == sorted(decisions) and len(set(decisions)) == len(decisions)
+
+
+@pytest.mark.parametrize(
+    ("algo", "message"),
+    [
+        ("sb3-maskable-ppo", "sb3-maskable-ppo cannot go on from a stopped run"),
+        ("ppo-v1", "holds no snapshot of a stopped run"),
+    ],
+)
+def test_a_row_that_cannot_go_on_says_so_and_keeps_its_folder(algo: str, message: str, tmp_path) -> None:
+    (tmp_path / "rows" / algo / "snapshots").mkdir(parents=True)
+    out = run("--algo", algo, "--decisions", "3000", "--out", "rows", "--resume", cwd=tmp_path)
+    assert out.returncode == 2 and message in out.stderr
+    assert (tmp_path / "rows" / algo / "snapshots").is_dir()
 
 
 def test_the_table_shows_whether_a_row_was_still_climbing(tmp_path) -> None:
