@@ -5,6 +5,8 @@ opponents.
     python benchmarks/algorithms.py --algo ppo-v2 --decisions 2000000 --seed 0   # one row
     python benchmarks/algorithms.py --table runs/algorithms [MORE ...]           # the table of every row run
     python benchmarks/algorithms.py --table OUT [MORE ...] --plot curves.png     # and their curves, seeds as bands
+    python benchmarks/algorithms.py --algo os-nfsp --decisions 2000000 --variant mini   # measured exactly
+    python benchmarks/algorithms.py --table OUT --plot nc.png --metric nash_conv --variant mini
 
 A row trains in this process with one torch thread, in chunks, until ``--decisions`` of the
 learner's environment decisions are done (the last chunk may go past by less than one chunk's
@@ -20,6 +22,15 @@ wall and CPU seconds, settings, command, ``core_speed``).  The rows and their se
 :data:`ALGOS`; every learner starts from a random network and plays itself (its snapshots), so
 the table compares algorithms, not teachers, except where a row says ``warm`` (the imitation warm
 start from the heuristic, counted in its budget).
+
+``--variant mini`` trains on the mini variant (``hanamikoji_env.rules.MINI``), small enough to
+solve exactly: each snapshot, its policy as its learner defines it (sampled: a policy gradient's
+policy, NFSP's, Deep CFR's and ESCHER's average policies; greedy: a Q-learner's), is measured with
+no games at all: its NashConv (:func:`hanamikoji_env.exact.exploitability`, 0 at a Nash
+equilibrium) and its expected score against ``random`` and ``heuristic``
+(:func:`hanamikoji_env.exact.head_to_head`), in ``curve.csv`` (column ``nash_conv``) and
+``result.json`` (``exact``); ``--table`` writes those rows as a table of their own.  The rows that
+learn only the full game (SB3's, RLlib's) say so.
 
 Decisions are the same compute on any machine; minutes are not, so a ``--minutes`` row also
 times this core on a fixed workload (the batch engine's random play at N = 1024, best of three
@@ -49,6 +60,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +77,9 @@ DEFAULT_SEED = 0
 REFERENCE_CORE = 4.37e6
 """:func:`core_speed` (decisions/s) on the core the table's rows ran on: ``vector_speed.py``'s
 ``BatchEngine`` N=1024 on one core, the other core busy (docs/speed.md, 2026-12-04)."""
+FULL, MINI = "full", "mini"
+"""The games a row learns (``--variant``): the full game, or the mini variant solved exactly."""
+BOTH = (FULL, MINI)
 MAX_DECISIONS = 10**10
 """The largest ``--decisions`` taken (a year of the fastest row on one core)."""
 SAME_CORE = 0.15
@@ -133,8 +148,9 @@ class Budget:
 
 Save = Callable[[float, int], Path]
 """``save(seconds, decisions)``: the path (without suffix) a row writes its next snapshot to."""
-Train = Callable[[Path, Budget, int, Save], list[Snapshot]]
-"""``train(folder, budget, seed, save)``: train within ``budget``; the snapshots kept."""
+Train = Callable[[Path, Budget, int, Save, str], list[Snapshot]]
+"""``train(folder, budget, seed, save, variant)``: train on the game ``variant`` within ``budget``;
+the snapshots kept."""
 
 
 @dataclass(frozen=True)
@@ -147,6 +163,12 @@ class Algo:
     """The package extra the row needs."""
     resumable: bool = False
     """``train`` goes on from the snapshots a stopped run of the row left (``--resume``)."""
+    variants: tuple[str, ...] = (FULL,)
+    """The games it learns (``--variant``): ``mini`` where its players can be measured exactly
+    there (they say their move probabilities)."""
+    sampled: bool = True
+    """Its policy is a distribution (a policy gradient's, an average policy), measured on the mini
+    variant sampled; a Q-learner's is its greedy choice."""
 
 
 def kept(folder: Path) -> list[Snapshot]:
@@ -217,12 +239,12 @@ collected the rollout (the mirror descent step's proximity)."""
 def ppo(version: int, warm: bool, overrides: dict[str, Any] | None = None) -> Algo:
     settings = {**PPO_SETTINGS, "observation_version": version, **(WARM if warm else {}), **(overrides or {})}
 
-    def train(folder: Path, budget: Budget, seed: int, save: Save) -> list[Snapshot]:
+    def train(folder: Path, budget: Budget, seed: int, save: Save, variant: str) -> list[Snapshot]:
         from hanamikoji_env.training.config import Config
         from hanamikoji_env.training.ppo import CHECKPOINT, POLICY
         from hanamikoji_env.training.ppo import train as train_ppo
 
-        run = {**settings, "seed": seed, "run_name": "run", "runs_dir": str(folder)}
+        run = {**settings, "seed": seed, "run_name": "run", "runs_dir": str(folder), "variant": variant}
         if budget.decisions is not None and settings.get("anneal_lr"):
             run["total_decisions"] = budget.decisions  # the learning rate reaches 0 at the budget
         cfg = Config.from_dict(run)
@@ -241,7 +263,7 @@ def ppo(version: int, warm: bool, overrides: dict[str, Any] | None = None) -> Al
             updates = budget.chunks(time.perf_counter(), done, (done - before) / updates, per_seconds)
         return snapshots
 
-    return Algo(train, settings, resumable=True)
+    return Algo(train, settings, resumable=True, variants=BOTH)
 
 
 # ------------------------------------------------------- sb3-contrib MaskablePPO ---
@@ -262,7 +284,7 @@ SB3_SETTINGS: dict[str, Any] = {
 the first)."""
 
 
-def sb3_train(folder: Path, budget: Budget, seed: int, save: Save) -> list[Snapshot]:
+def sb3_train(folder: Path, budget: Budget, seed: int, save: Save, variant: str) -> list[Snapshot]:
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
@@ -304,7 +326,7 @@ RLLIB_SETTINGS: dict[str, Any] = {"hidden": 128, "layers": 2, "batch": 2000}
 4 epochs, minibatches of 256), one local CPU; each snapshot exported exactly to our format."""
 
 
-def rllib_train(folder: Path, budget: Budget, seed: int, save: Save) -> list[Snapshot]:
+def rllib_train(folder: Path, budget: Budget, seed: int, save: Save, variant: str) -> list[Snapshot]:
     import ray
     import torch
 
@@ -352,7 +374,7 @@ TIANSHOU_DQN_SETTINGS: dict[str, Any] = {
 as Tianshou's own policy plays at evaluation)."""
 
 
-def tianshou_dqn_train(folder: Path, budget: Budget, seed: int, save: Save) -> list[Snapshot]:
+def tianshou_dqn_train(folder: Path, budget: Budget, seed: int, save: Save, variant: str) -> list[Snapshot]:
     import torch
     from tianshou.algorithm import MultiAgentOffPolicyAlgorithm
     from tianshou.data import Collector, CollectStats, VectorReplayBuffer
@@ -367,7 +389,7 @@ def tianshou_dqn_train(folder: Path, budget: Budget, seed: int, save: Save) -> l
     s = TIANSHOU_DQN_SETTINGS
     env = make()
     algorithm = MultiAgentOffPolicyAlgorithm(algorithms=[dqn(env), dqn(env)], env=env)
-    envs = DummyVectorEnv([make] * s["envs"])
+    envs = DummyVectorEnv([partial(make, variant)] * s["envs"])
     envs.seed(seed)
     collector = Collector[CollectStats](
         algorithm, envs, VectorReplayBuffer(s["buffer"], s["envs"]), exploration_noise=True
@@ -383,7 +405,12 @@ def tianshou_dqn_train(folder: Path, budget: Budget, seed: int, save: Save) -> l
     policies = algorithm.policy.policies
     nets = [policies[agent].model for agent in ("player_0", "player_1")]
     return tianshou_chunks(
-        algorithm, params, 256, budget, save, lambda path: save_mlp(path, nets, "tianshou-dqn", 1)
+        algorithm,
+        params,
+        256,
+        budget,
+        save,
+        lambda path: save_mlp(path, nets, "tianshou-dqn", 1, variant=variant),
     )
 
 
@@ -421,7 +448,7 @@ TIANSHOU_PPO_SETTINGS: dict[str, Any] = {
 Tianshou's ``PettingZooEnv``; each snapshot is the actor as a ``.mlp`` (tanh)."""
 
 
-def tianshou_ppo_train(folder: Path, budget: Budget, seed: int, save: Save) -> list[Snapshot]:
+def tianshou_ppo_train(folder: Path, budget: Budget, seed: int, save: Save, variant: str) -> list[Snapshot]:
     import torch
     from tianshou.data import Collector, CollectStats, VectorReplayBuffer
     from tianshou.env import DummyVectorEnv
@@ -433,7 +460,7 @@ def tianshou_ppo_train(folder: Path, budget: Budget, seed: int, save: Save) -> l
     torch.set_num_threads(1)
     s = TIANSHOU_PPO_SETTINGS
     algorithm, actor = build(seed)
-    envs = DummyVectorEnv([make] * s["envs"])
+    envs = DummyVectorEnv([partial(make, variant)] * s["envs"])
     envs.seed(seed)
     collector = Collector[CollectStats](algorithm, envs, VectorReplayBuffer(4000, s["envs"]))
     params = OnPolicyTrainerParams(
@@ -442,7 +469,10 @@ def tianshou_ppo_train(folder: Path, budget: Budget, seed: int, save: Save) -> l
         batch_size=s["batch_size"], update_step_num_repetitions=s["repetitions"],
         multi_agent_return_reduction=lambda rewards: rewards[:, 0], show_progress=False, verbose=False,
     )  # fmt: skip
-    export = lambda path: save_mlp(path, [actor.net, actor.net], "tianshou-ppo", 1, activation="tanh")  # noqa: E731
+
+    def export(path: Path) -> None:
+        save_mlp(path, [actor.net, actor.net], "tianshou-ppo", 1, activation="tanh", variant=variant)
+
     return tianshou_chunks(algorithm, params, 0, budget, save, export)
 
 
@@ -458,18 +488,18 @@ def cleanrl_settings() -> dict[str, Any]:
     return {k: v for k, v in asdict(Args()).items() if k not in ("seed", "updates")}
 
 
-def cleanrl_train(folder: Path, budget: Budget, seed: int, save: Save) -> list[Snapshot]:
+def cleanrl_train(folder: Path, budget: Budget, seed: int, save: Save, variant: str) -> list[Snapshot]:
     from hanamikoji_env.examples.cleanrl_ppo import Args, export, learn
 
     start = last = time.perf_counter()
     snapshots: list[Snapshot] = []
     last_done = 0
-    for progress in learn(Args(seed=seed, updates=10**9)):
+    for progress in learn(Args(seed=seed, updates=10**9, variant=variant).check()):
         now = time.perf_counter()
         if budget.due(now, last, progress.decisions, last_done):
             last, last_done = now, progress.decisions
             path = save(now - start, progress.decisions).with_suffix(".mlp")
-            export(progress.agent, path)
+            export(progress.agent, path, variant)
             snapshots.append(Snapshot(f"ckpt:{path}", now - start, progress.decisions))
             if budget.spent(now, progress.decisions):
                 break
@@ -484,8 +514,8 @@ def openspiel(name: str) -> Algo:
     tensor; its "decisions" are the learner's own unit (see that module's ``progress``)."""
     from hanamikoji_env.training import openspiel_learners as learners
 
-    def train(folder: Path, budget: Budget, seed: int, save: Save) -> list[Snapshot]:
-        run = learners.learner(name, seed)
+    def train(folder: Path, budget: Budget, seed: int, save: Save, variant: str) -> list[Snapshot]:
+        run = learners.learner(name, seed, variant=variant)
         start, snapshots, done = time.perf_counter(), [], 0
         while not snapshots or not budget.spent(time.perf_counter(), done):  # at least one chunk
             share = budget.share(time.perf_counter(), done)
@@ -501,7 +531,7 @@ def openspiel(name: str) -> Algo:
         return snapshots
 
     settings = getattr(learners.LEARNERS.get(name), "settings", {})
-    return Algo(train, settings, "openspiel")
+    return Algo(train, settings, "openspiel", variants=BOTH)
 
 
 ALGOS: dict[str, Algo] = {
@@ -513,9 +543,9 @@ ALGOS: dict[str, Algo] = {
     "mmd-study-v1": ppo(1, warm=False, overrides=STUDY_MMD),
     "sb3-maskable-ppo": Algo(sb3_train, SB3_SETTINGS, "sb3"),
     "rllib-ppo": Algo(rllib_train, RLLIB_SETTINGS, "ray"),
-    "tianshou-dqn": Algo(tianshou_dqn_train, TIANSHOU_DQN_SETTINGS, "tianshou"),
-    "tianshou-ppo": Algo(tianshou_ppo_train, TIANSHOU_PPO_SETTINGS, "tianshou"),
-    "cleanrl-ppo": Algo(cleanrl_train, cleanrl_settings),
+    "tianshou-dqn": Algo(tianshou_dqn_train, TIANSHOU_DQN_SETTINGS, "tianshou", variants=BOTH, sampled=False),
+    "tianshou-ppo": Algo(tianshou_ppo_train, TIANSHOU_PPO_SETTINGS, "tianshou", variants=BOTH),
+    "cleanrl-ppo": Algo(cleanrl_train, cleanrl_settings, variants=BOTH),
     "os-nfsp": openspiel("nfsp"),
     "os-escher": openspiel("escher"),
     "os-deep-cfr": openspiel("deep-cfr"),
@@ -539,6 +569,27 @@ def score(spec: str, opponents: tuple[str, ...], games: int, seed: int) -> dict[
     }
 
 
+def exact_scores(spec: str, variant: str) -> dict[str, float]:
+    """The player ``spec`` on ``variant`` (mini) measured exactly: its NashConv
+    (:func:`hanamikoji_env.exact.exploitability`) and its expected score against each of
+    :data:`CURVE_OPPONENTS` (:func:`hanamikoji_env.exact.head_to_head`, both seatings)."""
+    from hanamikoji_env import exact
+    from hanamikoji_env.bots.spec import parse_player
+
+    player = parse_player(spec).make(0, None)
+    found = {"nash_conv": exact.exploitability(player, variant).nash_conv}
+    for o in CURVE_OPPONENTS:
+        found[f"vs_{o}"] = exact.head_to_head(player, parse_player(o).make(0, None), variant)
+    return found
+
+
+def sampled(spec: str) -> str:
+    """The snapshot ``ckpt:PATH`` as the player that samples its policy (``sampled:ckpt=PATH``)."""
+    if not spec.startswith("ckpt:"):
+        raise ValueError(f"cannot sample the player {spec}")
+    return f"sampled:ckpt={spec[5:]}"
+
+
 def run_row(
     name: str,
     out: Path,
@@ -549,12 +600,19 @@ def run_row(
     decisions: int | None = None,
     minutes: float | None = None,
     resume: bool = False,
+    variant: str = FULL,
 ) -> dict:
     """Train row ``name`` for ``decisions`` of its own (or ``minutes`` of wall time), score its
     snapshots and its last player; returns the result (also written to ``out/name/result.json``).
     ``resume``: a stopped run of the row in ``out`` goes on from its last snapshot (rows that can:
-    :attr:`Algo.resumable`); its time so far counts as the snapshots' seconds say."""
+    :attr:`Algo.resumable`); its time so far counts as the snapshots' seconds say.  ``variant``
+    ``mini``: the row learns the mini variant and every snapshot is measured exactly there (its
+    NashConv and expected scores, :func:`exact_scores`), ``games`` and ``curve_games`` unused."""
     algo = ALGOS[name]
+    if variant not in algo.variants:
+        raise ValueError(
+            f"{name} learns the {' and '.join(algo.variants)} game only, not --variant {variant}"
+        )
     folder = out / name
     if (folder / "result.json").is_file():
         raise ValueError(f"{folder} holds a finished row: remove it or give another --out")
@@ -591,7 +649,7 @@ def run_row(
             every=minutes * 60 / points, deadline=began + minutes * 60 - (left[-1].seconds if left else 0.0)
         )
     try:
-        snapshots = algo.train(folder, budget, seed, save)
+        snapshots = algo.train(folder, budget, seed, save, variant)
     except ImportError as e:
         if not resume:
             shutil.rmtree(folder)
@@ -606,18 +664,27 @@ def run_row(
     trained += left[-1].seconds if left else 0.0  # the stopped run's (its CPU time was not kept)
     if not snapshots:
         raise RuntimeError(f"{name} kept no snapshot")
+    exact = variant != FULL
+    measured = sampled if algo.sampled else (lambda spec: spec)  # the policy as its learner defines it
     with (folder / "curve.csv").open("w", newline="") as f:  # hanamikoji-plot's columns
         writer = csv.writer(f)
-        writer.writerow(["seconds", "update", "decisions", "phase", *(f"vs_{o}" for o in CURVE_OPPONENTS)])
+        columns = [*(f"vs_{o}" for o in CURVE_OPPONENTS), *(["nash_conv"] if exact else [])]
+        writer.writerow(["seconds", "update", "decisions", "phase", *columns])
         for k, snap in enumerate(snapshots):
-            rates = score(snap.spec, CURVE_OPPONENTS, curve_games, seed)
+            if exact:
+                found = last_exact = exact_scores(measured(snap.spec), variant)
+            else:
+                rates = score(snap.spec, CURVE_OPPONENTS, curve_games, seed)
+                found = {f"vs_{o}": rates[o]["win_rate"] for o in CURVE_OPPONENTS}
+            digits = 5 if exact else 3
             writer.writerow([f"{snap.seconds:.1f}", k + 1, snap.decisions, name,
-                             *(f"{rates[o]['win_rate']:.3f}" for o in CURVE_OPPONENTS)])  # fmt: skip
+                             *(f"{found[c]:.{digits}f}" for c in columns)])  # fmt: skip
             f.flush()
     last = snapshots[-1]
     progress = folder / "progress.json"
     result = {
         "algo": name,
+        "variant": variant,
         "progress": json.loads(progress.read_text()) if progress.is_file() else None,
         "budget_decisions": decisions,
         "minutes": minutes,
@@ -632,18 +699,23 @@ def run_row(
         "seed": seed,
         "settings": algo.settings() if callable(algo.settings) else algo.settings,
         "command": " ".join(["python benchmarks/algorithms.py", *sys.argv[1:]]),
-        "scores": score(last.spec, OPPONENTS, games, seed),
     }
+    if exact:  # measured exactly: no games, no intervals
+        result.update(games=None, player=measured(last.spec), exact=last_exact)
+    else:
+        result["scores"] = score(last.spec, OPPONENTS, games, seed)
     (folder / "result.json").write_text(json.dumps(result, indent=2))
     return result
 
 
-def climb(curve: Path, total: float, column: str = "seconds") -> tuple[float, float]:
-    """The curve's win rate against the heuristic at the snapshot nearest half of ``total``
-    (of its ``column``: seconds, or decisions) and at its last (the same 200-game measure), to
-    show a row still climbing."""
+def climb(
+    curve: Path, total: float, column: str = "seconds", metric: str = "vs_heuristic"
+) -> tuple[float, float]:
+    """The curve's ``metric`` (the win rate against the heuristic, the same 200-game measure; or
+    a mini row's ``nash_conv``) at the snapshot nearest half of ``total`` (of its ``column``:
+    seconds, or decisions) and at its last, to show a row still climbing."""
     with curve.open() as f:
-        points = [(float(r[column]), float(r["vs_heuristic"])) for r in csv.DictReader(f)]
+        points = [(float(r[column]), float(r[metric])) for r in csv.DictReader(f)]
     half = min(points, key=lambda p: abs(p[0] - total / 2))
     return half[1], points[-1][1]
 
@@ -658,83 +730,128 @@ def row_command(result: dict, out: Path) -> str:
         else f"--minutes {result['minutes']:g}"
     )
     words = ["python benchmarks/algorithms.py", f"--algo {result['algo']}", budget]
+    if result.get("variant", FULL) != FULL:
+        words.append(f"--variant {result['variant']}")
     if out != DEFAULT_OUT:
         words.append(f"--out {out.as_posix()}")
     for option, key, default in (("--games", "games", DEFAULT_GAMES), ("--seed", "seed", DEFAULT_SEED)):
-        if result.get(key, default) != default:
+        if result.get(key, default) not in (None, default):  # a mini row plays no games
             words.append(f"{option} {result[key]}")
     return " ".join(words)
 
 
 def table(*outs: Path) -> str:
-    """The markdown table of every ``result.json`` under the folders ``outs``, by row, then
-    budget (a row run again for longer, e.g. still climbing, is a line of its own).  The seeds
-    of one row at one decision budget (in folders of their own) make one line: each score is
-    their mean with the seeds' range, the command names every seed.  A budget in minutes spent
-    on a core of another speed than the older rows' says how fast (:func:`core_note`)."""
-    head = "| algorithm | budget | seeds | decisions | " + " | ".join(f"vs {o}" for o in OPPONENTS)
-    head += " | heuristic, half budget → end (curve) | command |"
-    rows = [head, "|---" * (6 + len(OPPONENTS)) + "|"]
+    """The markdown tables of every ``result.json`` under the folders ``outs``: the full game's
+    rows (win rates), then, where there are any, the mini variant's (measured exactly); each by
+    row, then budget (a row run again for longer, e.g. still climbing, is a line of its own).  The
+    seeds of one row at one decision budget (in folders of their own) make one line: each number
+    is their mean with the seeds' range, the command names every seed.  A budget in minutes
+    spent on a core of another speed than the older rows' says how fast (:func:`core_note`)."""
     groups: dict[tuple, list[tuple[Path, dict]]] = {}
     for out in outs:
         for path in out.glob("*/result.json"):
             r = json.loads(path.read_text())
-            key = (r["algo"], r.get("budget_decisions") or 0, r.get("minutes") or 0)
+            key = (r.get("variant", FULL), r["algo"], r.get("budget_decisions") or 0, r.get("minutes") or 0)
             if not r.get("budget_decisions"):
                 key += (str(path),)  # minutes are no common budget: each row alone
             groups.setdefault(key, []).append((path, r))
-    for key in sorted(groups):
-        runs = sorted(groups[key], key=lambda pr: pr[1].get("seed", DEFAULT_SEED))
-        path, r = runs[0]
-        if len(runs) == 1:
-            cells = [
-                f"{s['win_rate']:.3f} [{s['ci95'][0]:.3f}, {s['ci95'][1]:.3f}]"
-                for s in (r["scores"][o] for o in OPPONENTS)
-            ]
+    full = [(k[1:], v) for k, v in sorted(groups.items()) if k[0] == FULL]
+    mini = [(k[1:], v) for k, v in sorted(groups.items()) if k[0] != FULL]
+    parts = []
+    if full or not mini:
+        head = "| algorithm | budget | seeds | decisions | " + " | ".join(f"vs {o}" for o in OPPONENTS)
+        head += " | heuristic, half budget → end (curve) | command |"
+        lines = [head, "|---" * (6 + len(OPPONENTS)) + "|"]
+        lines += [
+            _line(runs, [(o, lambda x, o=o: x["scores"][o]) for o in OPPONENTS], "vs_heuristic")
+            for _, runs in full
+        ]
+        parts.append("\n".join(lines))
+    if mini:
+        head = "| algorithm (mini variant) | budget | seeds | decisions | NashConv | " + " | ".join(
+            f"vs {o}" for o in CURVE_OPPONENTS
+        )
+        head += " | NashConv, half budget → end | command |"
+        lines = [head, "|---" * (7 + len(CURVE_OPPONENTS)) + "|"]
+        metrics = [("nash_conv", lambda x: x["exact"]["nash_conv"])]
+        metrics += [(o, lambda x, o=o: x["exact"][f"vs_{o}"]) for o in CURVE_OPPONENTS]
+        lines += [_line(runs, metrics, "nash_conv") for _, runs in mini]
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts)
+
+
+def _line(runs: list[tuple[Path, dict]], metrics: list[tuple[str, Callable[[dict], Any]]], trend: str) -> str:
+    """One line of :func:`table`: the seeds ``runs`` of one row and budget; each metric a win rate
+    with its interval (one seed, games played), an exact number (one seed, measured exactly), or
+    the seeds' mean and range; ``trend``, the curve's column shown at half budget and the end."""
+    runs = sorted(runs, key=lambda pr: pr[1].get("seed", DEFAULT_SEED))
+    r = runs[0][1]
+    digits = 4 if trend == "nash_conv" else 3
+    cells = []
+    for _, get in metrics:
+        values = [get(x) for _, x in runs]
+        if len(runs) > 1:
+            rates = [v["win_rate"] if isinstance(v, dict) else v for v in values]
+            cells.append(
+                f"{sum(rates) / len(rates):.{digits}f} ({min(rates):.{digits}f}-{max(rates):.{digits}f})"
+            )
+        elif isinstance(values[0], dict):
+            v = values[0]
+            cells.append(f"{v['win_rate']:.3f} [{v['ci95'][0]:.3f}, {v['ci95'][1]:.3f}]")
         else:
-            cells = []
-            for o in OPPONENTS:
-                rates = [x["scores"][o]["win_rate"] for _, x in runs]
-                cells.append(f"{sum(rates) / len(rates):.3f} ({min(rates):.3f}-{max(rates):.3f})")
-        decisions = round(sum(x["decisions"] for _, x in runs) / len(runs))
-        if r.get("budget_decisions"):
-            budget = f"{r['budget_decisions']:,} decisions"
-            trends = [climb(p.parent / "curve.csv", x["budget_decisions"], "decisions") for p, x in runs]
-        else:
-            budget = f"{r['minutes']:g} min{core_note(r.get('core_speed'))}"
-            trends = [climb(p.parent / "curve.csv", x["trained_seconds"]) for p, x in runs]
-        half, end = (sum(t[i] for t in trends) / len(trends) for i in (0, 1))
-        commands = "; ".join(f"`{row_command(x, p.parent.parent)}`" for p, x in runs)
-        seeds = ", ".join(str(x.get("seed", DEFAULT_SEED)) for _, x in runs)
-        cells = [r["algo"], budget, seeds, f"{decisions:,}", *cells, f"{half:.2f} → {end:.2f}", commands]
-        rows.append("| " + " | ".join(cells) + " |")
-    return "\n".join(rows)
+            cells.append(f"{values[0]:.{digits}f}")
+    decisions = round(sum(x["decisions"] for _, x in runs) / len(runs))
+    if r.get("budget_decisions"):
+        budget = f"{r['budget_decisions']:,} decisions"
+        trends = [climb(p.parent / "curve.csv", x["budget_decisions"], "decisions", trend) for p, x in runs]
+    else:
+        budget = f"{r['minutes']:g} min{core_note(r.get('core_speed'))}"
+        trends = [climb(p.parent / "curve.csv", x["trained_seconds"], metric=trend) for p, x in runs]
+    half, end = (sum(t[i] for t in trends) / len(trends) for i in (0, 1))
+    commands = "; ".join(f"`{row_command(x, p.parent.parent)}`" for p, x in runs)
+    seeds = ", ".join(str(x.get("seed", DEFAULT_SEED)) for _, x in runs)
+    trend_cell = f"{half:.{digits - 1}f} → {end:.{digits - 1}f}"
+    return (
+        "| " + " | ".join([r["algo"], budget, seeds, f"{decisions:,}", *cells, trend_cell, commands]) + " |"
+    )
 
 
 MAX_CURVES = 8
 """Curves a panel of :func:`plot` holds at most: more are not told apart by colour."""
 
 
-def plot(path: Path, column: str, *outs: Path) -> int:
-    """One figure of win rates against ``column``'s opponent (``heuristic`` or ``random``) over
-    the decisions trained, a curve a row at a decision budget: the seeds' mean, their range as a
-    band; at most :data:`MAX_CURVES` rows a panel, panels side by side.  Returns the panels."""
+METRICS = {
+    "vs_heuristic": "win rate against heuristic",
+    "vs_random": "win rate against random",
+    "nash_conv": "NashConv (exact; 0 at a Nash equilibrium)",
+}
+"""What ``--plot`` draws (``--metric``): a curve column; NashConv is the mini rows' alone."""
+
+
+def plot(path: Path, metric: str, variant: str, *outs: Path) -> int:
+    """One figure of ``metric`` (:data:`METRICS`) over the decisions trained, for the rows of
+    ``variant``: a curve a row at a decision budget, the seeds' mean, their range as a band; at most
+    :data:`MAX_CURVES` rows a panel, panels side by side.  Returns the panels."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
 
+    if metric == "nash_conv" and variant == FULL:
+        raise ValueError("NashConv is measured on the mini variant's rows: give --variant mini")
     rows: dict[str, list[list[tuple[float, float]]]] = {}
     for out in outs:
         for result in sorted(out.glob("*/result.json")):
-            if not json.loads(result.read_text()).get("budget_decisions"):
+            r = json.loads(result.read_text())
+            if not r.get("budget_decisions") or r.get("variant", FULL) != variant:
                 continue  # a wall-time row has no common axis with the others
             with (result.parent / "curve.csv").open() as f:
-                curve = [(float(r["decisions"]), float(r[f"vs_{column}"])) for r in csv.DictReader(f)]
+                curve = [(float(c["decisions"]), float(c[metric])) for c in csv.DictReader(f)]
             rows.setdefault(result.parent.name, []).append(curve)
     if not rows:
-        raise ValueError("no row budgeted in decisions under " + ", ".join(map(str, outs)))
+        raise ValueError(f"no {variant} row budgeted in decisions under " + ", ".join(map(str, outs)))
+    measure = "exact, the policy sampled" if variant != FULL else "200 mirrored games"
     names = sorted(rows)
     panels = [names[k : k + MAX_CURVES] for k in range(0, len(names), MAX_CURVES)]
     fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 4.5), squeeze=False)
@@ -747,10 +864,15 @@ def plot(path: Path, column: str, *outs: Path) -> int:
             (line,) = ax.plot(grid, ys.mean(axis=0), label=label)
             ax.fill_between(grid, ys.min(axis=0), ys.max(axis=0), color=line.get_color(), alpha=0.2)
         ax.set_xlabel("environment decisions trained (the learner's own)")
-        ax.set_ylabel(f"win rate against {column} (200 mirrored games)")
+        ax.set_ylabel(f"{METRICS[metric]} ({measure})")
+        if metric == "nash_conv":
+            ax.set_yscale("log")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-    fig.suptitle(f"Win rate against {column}: the seeds' mean, their range as a band")
+    game = "the mini variant" if variant != FULL else "the full game"
+    fig.suptitle(
+        f"{METRICS[metric].split(' (')[0].capitalize()} on {game}: the seeds' mean, their range as a band"
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -785,9 +907,15 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument(
         "--plot", type=Path, metavar="PNG",
-        help="with --table: also draw the decision rows' curves against --against, seeds as bands",
+        help="with --table: also draw the decision rows' --metric over decisions (the --variant's rows), "
+        "seeds as bands",
     )  # fmt: skip
-    parser.add_argument("--against", choices=CURVE_OPPONENTS, default="heuristic", help="--plot's opponent")
+    parser.add_argument("--metric", choices=sorted(METRICS), default="vs_heuristic", help="what --plot draws")
+    parser.add_argument(
+        "--variant", choices=(FULL, MINI), default=FULL,
+        help="the game the row learns (mini: measured exactly, NashConv and exact scores); with --plot, "
+        "the rows drawn",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     if args.plot is not None and args.table is None:
         parser.error("--plot draws the rows --table reads: give --table OUT ... too")
@@ -795,7 +923,7 @@ def main(argv: list[str] | None = None) -> None:
         print(table(*args.table))
         if args.plot is not None:
             try:
-                panels = plot(args.plot, args.against, *args.table)
+                panels = plot(args.plot, args.metric, args.variant, *args.table)
             except ValueError as e:
                 parser.error(str(e))
             print(f"drawn: {args.plot} ({panels} panel{'s' if panels > 1 else ''})")
@@ -816,14 +944,16 @@ def main(argv: list[str] | None = None) -> None:
     try:
         result = run_row(
             args.algo, args.out, args.games, args.curve_games, args.points, args.seed,
-            decisions=args.decisions, minutes=args.minutes, resume=args.resume,
+            decisions=args.decisions, minutes=args.minutes, resume=args.resume, variant=args.variant,
         )  # fmt: skip
     except (ValueError, ImportError) as e:
         parser.error(str(e))
-    scores = result["scores"]
+    if "exact" in result:
+        found = ", ".join(f"{k} {v:.4f}" for k, v in result["exact"].items())
+    else:
+        found = ", ".join(f"vs {o} {result['scores'][o]['win_rate']:.3f}" for o in OPPONENTS)
     print(f"{args.algo}: {result['decisions']:,} decisions in {result['trained_seconds']:g} s "
-          f"({result['trained_cpu_seconds']:g} CPU s); "
-          + ", ".join(f"vs {o} {scores[o]['win_rate']:.3f}" for o in OPPONENTS))  # fmt: skip
+          f"({result['trained_cpu_seconds']:g} CPU s); {found}")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -32,12 +32,15 @@ from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.bots.mlp import save_mlp
 from hanamikoji_env.bots.spec import parse_player
 from hanamikoji_env.observation import OBS_SIZE
+from hanamikoji_env.rules import check_variant
 from hanamikoji_env.wrappers import SingleAgentEnv
 
 
 @dataclass
 class Args:
     seed: int = 0
+    variant: str = "full"
+    """the game learned: ``full``, or ``mini`` (small enough to measure exactly)"""
     opponent: str = "self"
     """``self`` (a frozen copy of the actor) or a player spec: ``random``, ``heuristic``, ..."""
     refresh: int = 10
@@ -73,6 +76,7 @@ class Args:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         if (self.num_envs * self.num_steps) % self.num_minibatches:
             raise ValueError("num_envs * num_steps must be a multiple of num_minibatches")
+        check_variant(self.variant)  # a one-line ValueError naming the known ones
         if self.opponent != "self":
             parse_player(self.opponent)  # a one-line ValueError for an unknown player or a bad file
         return self
@@ -156,7 +160,8 @@ class Runner:
     def __init__(self, args: Args, agent: Agent) -> None:
         self.frozen = Frozen(agent, args.seed + 1) if args.opponent == "self" else None
         opponent = self.frozen or args.opponent
-        self.envs = gym.vector.SyncVectorEnv([lambda: SingleAgentEnv(opponent) for _ in range(args.num_envs)])
+        envs = [lambda: SingleAgentEnv(opponent, variant=args.variant) for _ in range(args.num_envs)]
+        self.envs = gym.vector.SyncVectorEnv(envs)
         obs, _ = self.envs.reset(seed=args.seed)
         self.obs = torch.as_tensor(obs)
         self.resetting = torch.zeros(args.num_envs, dtype=torch.bool)
@@ -243,9 +248,10 @@ def learn(args: Args) -> Iterator[Progress]:
         yield Progress(u, decisions, int(ended.sum()), won, agent, runner.frozen)
 
 
-def export(agent: Agent, path: str | Path) -> None:
-    """The actor as a ``.mlp`` player (both seats, tanh, observation version 1)."""
-    save_mlp(path, [agent.actor, agent.actor], "cleanrl-ppo", 1, activation="tanh")
+def export(agent: Agent, path: str | Path, variant: str = "full") -> None:
+    """The actor, learned on ``variant``, as a ``.mlp`` player (both seats, tanh, observation
+    version 1)."""
+    save_mlp(path, [agent.actor, agent.actor], "cleanrl-ppo", 1, activation="tanh", variant=variant)
 
 
 def main(argv: list[str] | None = None) -> Progress:
@@ -269,7 +275,7 @@ def main(argv: list[str] | None = None) -> Progress:
     print(f"{progress.update} updates, {progress.decisions:,} decisions in {time.perf_counter() - began:.0f} s: "
           f"won {progress.won:.0%} of the last rollout's {progress.games} games against {args.opponent}")  # fmt: skip
     if out:
-        export(progress.agent, out)
+        export(progress.agent, out, args.variant)
         print(f"wrote {out}")
     return progress
 

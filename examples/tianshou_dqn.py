@@ -22,8 +22,9 @@ from hanamikoji_env import raw_env
 from hanamikoji_env.actions import NUM_ACTIONS
 
 
-def make() -> PettingZooEnv:
-    return PettingZooEnv(raw_env())
+def make(variant: str = "full") -> PettingZooEnv:
+    """The env Tianshou steps: ``variant`` ``mini`` for the small game measured exactly."""
+    return PettingZooEnv(raw_env(variant=variant))
 
 
 def dqn(env: PettingZooEnv) -> DQN:

@@ -24,8 +24,9 @@ from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.observation import OBS_SIZE
 
 
-def make() -> PettingZooEnv:
-    return PettingZooEnv(raw_env())
+def make(variant: str = "full") -> PettingZooEnv:
+    """The env Tianshou steps: ``variant`` ``mini`` for the small game measured exactly."""
+    return PettingZooEnv(raw_env(variant=variant))
 
 
 class MaskedActor(nn.Module):

@@ -19,6 +19,9 @@ manner of OpenSpiel's ``best_response``) and reports:
   ``0.5 + nash_conv / 4``: the unit every method of ``hanamikoji-exploit`` reports (0.5 = the
   target cannot be exploited).
 
+:func:`head_to_head` gives one player's exact expected score against another (both seatings), the
+win rate infinitely many mirrored games would measure.
+
 With ``local=True`` it computes local best responses instead (:func:`local_best_response`: one
 move's lookahead against the target, a token chosen with its cards, with exact beliefs), the
 yardstick of cheaper estimates.  :func:`cfr_plus` solves the tree (CFR+, vectorised over its levels), for targets
@@ -250,6 +253,23 @@ def exploitability(target: Any, variant: str = MINI.name, local: bool = False) -
         infostates=len(tree.infostates),
         nodes=tree.num_nodes,
     )
+
+
+def head_to_head(target: Any, opponent: Any, variant: str = MINI.name) -> float:
+    """``target``'s exact expected score against ``opponent`` on ``variant`` (win 1, draw 1/2,
+    loss 0; each a bot with ``play_probabilities`` or a :data:`Target`), both seatings equally
+    likely: what infinitely many mirrored games would give, with no sampling error."""
+    tree = game_tree(variant)
+    mine, theirs = (
+        target_probabilities(tree, p if not hasattr(p, "play_probabilities") else player_target(p, variant))
+        for p in (target, opponent)
+    )
+    returns = []
+    for seat in (0, 1):
+        own = (tree.info_mover == seat)[:, None]
+        value = _policy_value(tree, np.where(own, mine, theirs))  # seat 0's return
+        returns.append(value if seat == 0 else -value)
+    return float(0.5 + sum(returns) / 4)  # a return r in [-1, 1] scores (1 + r) / 2
 
 
 def _policy_value(tree: Tree, probs: np.ndarray) -> float:

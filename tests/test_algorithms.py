@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import extra
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "algorithms.py"
 ALGOS = [
@@ -219,7 +220,7 @@ def test_the_table_command_reruns_the_row_into_its_own_folder(tmp_path, monkeypa
     algorithms = harness()
     monkeypatch.chdir(tmp_path)
     score = {"win_rate": 0.5, "ci95": [0.4, 0.6]}
-    for out, algo, extra in [("runs/algorithms", "ppo-v1", {}), ("runs/algorithms_long", "ppo-v2", {}),
+    for out, algo, options in [("runs/algorithms", "ppo-v1", {}), ("runs/algorithms_long", "ppo-v2", {}),
                              ("runs/algorithms", "ppo-v2", {"games": 400, "seed": 3})]:  # fmt: skip
         row = Path(out) / algo
         row.mkdir(parents=True, exist_ok=True)
@@ -232,7 +233,7 @@ def test_the_table_command_reruns_the_row_into_its_own_folder(tmp_path, monkeypa
             "games": 1000,
             "seed": 0,
         }
-        result |= extra | {"scores": dict.fromkeys(algorithms.OPPONENTS, score)}
+        result |= options | {"scores": dict.fromkeys(algorithms.OPPONENTS, score)}
         (row / "result.json").write_text(json.dumps(result))
     commands = [
         line.split(" | ")[-1]
@@ -243,6 +244,62 @@ def test_the_table_command_reruns_the_row_into_its_own_folder(tmp_path, monkeypa
         "`python benchmarks/algorithms.py --algo ppo-v2 --minutes 30 --games 400 --seed 3` |",
         "`python benchmarks/algorithms.py --algo ppo-v2 --minutes 30 --out runs/algorithms_long` |",
     ]
+
+
+MINI_ROWS = ["ppo-v1", "cleanrl-ppo", "tianshou-dqn", "os-nfsp"]
+"""One row a way of training (our trainer, CleanRL's file, Tianshou, OpenSpiel's learners): the
+others share their row's code (every row's full-game run is tested above)."""
+
+
+@pytest.mark.slow(10)
+@pytest.mark.parametrize("algo", MINI_ROWS)
+def test_a_row_on_the_mini_variant_is_measured_exactly(algo: str, tmp_path, monkeypatch) -> None:
+    """``--variant mini``: the row learns the mini variant and every snapshot is measured exactly
+    there, as its learner defines its policy (sampled; a Q-learner greedy): its NashConv and its
+    expected scores against random and the heuristic, the numbers :mod:`hanamikoji_env.exact`
+    gives the same player; the table puts the row in the mini table, its command says
+    ``--variant mini``; the exploitability curve is drawn."""
+    if algo.startswith("os-"):
+        extra("pyspiel", reason="the openspiel extra is not installed")
+    if algo.startswith("tianshou"):
+        extra("tianshou", reason="the tianshou extra is not installed")
+    from hanamikoji_env import exact
+    from hanamikoji_env.bots.spec import parse_player
+
+    out = run("--algo", algo, "--decisions", "3000", "--variant", "mini", "--out", "rows", "--points", "2",
+              cwd=tmp_path)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    folder = tmp_path / "rows" / algo
+    result = json.loads((folder / "result.json").read_text())
+    assert result["variant"] == "mini" and "scores" not in result and result["games"] is None
+    sampled = algo != "tianshou-dqn"
+    assert result["player"].startswith("sampled:ckpt=" if sampled else "ckpt:")
+    monkeypatch.chdir(tmp_path)  # the row names its snapshots from where it ran
+    player = parse_player(result["player"]).make(0, None)
+    assert getattr(player, "greedy", True) is not sampled
+    assert result["exact"]["nash_conv"] == pytest.approx(exact.exploitability(player).nash_conv, abs=1e-9)
+    heuristic = parse_player("heuristic").make(0, None)
+    assert result["exact"]["vs_heuristic"] == pytest.approx(exact.head_to_head(player, heuristic), abs=1e-9)
+    with (folder / "curve.csv").open() as f:
+        curve = list(csv.DictReader(f))
+    assert float(curve[-1]["nash_conv"]) == pytest.approx(result["exact"]["nash_conv"], abs=1e-5)
+    table = run("--table", "rows", cwd=tmp_path).stdout
+    assert "| algorithm (mini variant) |" in table and "| algorithm | budget |" not in table
+    assert (
+        f"`python benchmarks/algorithms.py --algo {algo} --decisions 3000 --variant mini --out rows`" in table
+    )
+    drawn = run(
+        "--table", "rows", "--plot", "x.png", "--metric", "nash_conv", "--variant", "mini", cwd=tmp_path
+    )
+    assert drawn.returncode == 0 and "drawn: x.png (1 panel)" in drawn.stdout, drawn.stderr
+
+
+def test_a_row_that_learns_the_full_game_only_refuses_the_mini_variant(tmp_path) -> None:
+    out = run("--algo", "sb3-maskable-ppo", "--decisions", "3000", "--variant", "mini", cwd=tmp_path)
+    assert (
+        out.returncode == 2 and "sb3-maskable-ppo learns the full game only, not --variant mini" in out.stderr
+    )
+    assert not (tmp_path / "runs").exists()
 
 
 def test_the_seeds_of_a_row_make_one_line_their_mean_and_range(tmp_path) -> None:
@@ -325,13 +382,20 @@ def test_the_plot_draws_decision_rows_seeds_as_bands_eight_a_panel(tmp_path) -> 
                       "trained_seconds": 2.0, "seed": seed, "scores": dict.fromkeys(algorithms.OPPONENTS, score)}  # fmt: skip
             (row / "result.json").write_text(json.dumps(result))
     png = tmp_path / "curves.png"
-    assert algorithms.plot(png, "heuristic", tmp_path / "seed0", tmp_path / "seed1") == 2  # 9 rows: 8 + 1
+    assert algorithms.plot(png, "vs_heuristic", "full", tmp_path / "seed0", tmp_path / "seed1") == 2  # 8 + 1
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    out = run("--table", "seed0", "seed1", "--plot", "c.png", "--against", "random", cwd=tmp_path)
+    out = run("--table", "seed0", "seed1", "--plot", "c.png", "--metric", "vs_random", cwd=tmp_path)
     assert out.returncode == 0 and "drawn: c.png (2 panels)" in out.stdout, out.stderr
     (tmp_path / "minutes" / "ppo-v1").mkdir(parents=True)
     (tmp_path / "minutes" / "ppo-v1" / "result.json").write_text(json.dumps({"minutes": 30}))
-    with pytest.raises(ValueError, match="no row budgeted in decisions"):
-        algorithms.plot(png, "heuristic", tmp_path / "minutes")
+    with pytest.raises(ValueError, match="no full row budgeted in decisions"):
+        algorithms.plot(png, "vs_heuristic", "full", tmp_path / "minutes")
+    with pytest.raises(ValueError, match="no mini row budgeted in decisions"):  # the full rows are not drawn
+        algorithms.plot(png, "nash_conv", "mini", tmp_path / "seed0")
+    out = run("--table", "seed0", "--plot", "c.png", "--metric", "nash_conv", cwd=tmp_path)
+    assert (
+        out.returncode == 2
+        and "NashConv is measured on the mini variant's rows: give --variant mini" in out.stderr
+    )
     out = run("--plot", "c.png", cwd=tmp_path)
     assert out.returncode == 2 and "--plot draws the rows --table reads" in out.stderr

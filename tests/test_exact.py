@@ -98,6 +98,27 @@ def test_no_strategy_beats_the_best_response(tree: exact.Tree) -> None:
             assert value <= best + 1e-12
 
 
+def test_a_head_to_head_score_is_what_mirrored_games_score(tree: exact.Tree) -> None:
+    """The exact expected score of one player against another, both seatings, is what their games
+    in the env score (the heuristic's own probabilities sampled against the uniform policy)."""
+    heuristic = exact.player_target(parse_player("heuristic").make(0, None))
+    want = exact.head_to_head(heuristic, exact.uniform_target)
+    assert want == pytest.approx(1 - exact.head_to_head(exact.uniform_target, heuristic))
+    assert exact.head_to_head(heuristic, heuristic) == pytest.approx(0.5)
+    rng, games, total = np.random.default_rng(3), 1600, 0.0
+    e = raw_env(variant="mini")
+    for g in range(games):
+        e.reset(seed=g)
+        mine = f"player_{g % 2}"
+        while not all(e.terminations.values()):
+            view = e.observe(e.agent_selection, observation_version=2)
+            fn = heuristic if e.agent_selection == mine else exact.uniform_target
+            p = fn(view["observation"][None], view["action_mask"][None])[0]
+            e.step(int(rng.choice(23, p=p)))
+        total += (1 + e.rewards[mine]) / 2
+    assert 0.55 < want < 0.95 and abs(total / games - want) < 4 * 0.5 / np.sqrt(games), (total / games, want)
+
+
 def test_results_are_in_one_unit_and_the_known_orders_hold() -> None:
     uniform = exact.exploitability(exact.uniform_target)
     random_bot = exact.exploitability(parse_player("random").make(0, None))

@@ -153,6 +153,76 @@ def test_an_mlp_file_plays_as_its_torch_module(activation: str, module: type, tm
         save_mlp(tmp_path / "b.mlp", nets, "test", activation="gelu")
 
 
+def test_a_sampled_mlp_plays_its_softmax_over_the_legal_moves(tmp_path) -> None:
+    """``sampled:ckpt=X.mlp`` is the network's softmax over the legal moves (how an average policy
+    is defined): its probabilities are the module's, its moves follow them, a batch plays as the
+    rows one at a time; greedy puts all on the argmax."""
+    torch.manual_seed(2)
+    nets = [
+        torch.nn.Sequential(torch.nn.Linear(109, 16), torch.nn.ReLU(), torch.nn.Linear(16, 23))
+        for _ in (0, 1)
+    ]
+    save_mlp(tmp_path / "a.mlp", nets, "test", observation_version=1)
+    sampled = parse_player(f"sampled:ckpt={tmp_path / 'a.mlp'}").make(5)
+    greedy = parse_player(f"ckpt:{tmp_path / 'a.mlp'}").make(5)
+    assert isinstance(sampled, MLPBot) and not sampled.greedy and greedy.greedy
+    e, rng = raw_env(), np.random.default_rng(0)
+    obs, masks = [], []
+    e.reset(seed=3)
+    for _ in e.agent_iter():
+        o, _, term, trunc, _ = e.last()
+        if term or trunc:
+            break
+        obs.append(o["observation"])
+        masks.append(o["action_mask"])
+        e.step(int(random_actions(o["action_mask"][None], rng)[0]))
+    obs, masks = np.array(obs), np.array(masks)
+    with torch.no_grad():
+        logits = np.stack([nets[seat_of(v)](torch.as_tensor(v)[None])[0].numpy() for v in obs]).astype(
+            np.float64
+        )
+    logits[masks == 0] = -np.inf
+    want = np.exp(logits - logits.max(1, keepdims=True))
+    want /= want.sum(1, keepdims=True)
+    np.testing.assert_allclose(sampled.play_probabilities(obs, masks), want, rtol=1e-5, atol=1e-7)
+    np.testing.assert_array_equal(greedy.play_probabilities(obs, masks).argmax(1), logits.argmax(1))
+    assert set(greedy.play_probabilities(obs, masks).ravel()) == {0.0, 1.0}
+    draws = np.array([sampled.act_batch(obs[:1], masks[:1])[0] for _ in range(3000)])
+    freq = np.bincount(draws, minlength=23) / len(draws)
+    assert np.abs(freq - want[0]).max() < 0.05 and (freq[masks[0] == 0] == 0).all()
+    gens = [np.random.default_rng(9) for _ in obs]
+    one_by_one = [
+        sampled.act_batch(obs[i : i + 1], masks[i : i + 1], [np.random.default_rng(9)])[0]
+        for i in range(len(obs))
+    ]
+    assert sampled.act_batch(obs, masks, gens).tolist() == one_by_one
+    with pytest.raises(ValueError, match=r"reads \[N, 109\] observations"):
+        sampled.play_probabilities(np.zeros((2, 669), np.float32), masks[:2])
+
+
+def test_a_learner_on_the_mini_variant_saves_a_network_of_that_variant(tmp_path) -> None:
+    """``variant="mini"`` learns ``python_hanamikoji(variant=mini)``; the file names the variant, so
+    the exact best response measures it (sampled, as an average policy is defined) and refuses a
+    network of the full game."""
+    extra("pyspiel", reason="the openspiel extra is not installed")
+    from hanamikoji_env import exact
+    from hanamikoji_env.training.openspiel_learners import learner
+
+    run = learner("nfsp", seed=0, variant="mini")
+    assert run.env.game.get_parameters()["variant"] == "mini"
+    run.train_until(decisions=300)
+    run.save(tmp_path / "mini.mlp")
+    bot = parse_player(f"sampled:ckpt={tmp_path / 'mini.mlp'}").make(0)
+    assert bot.variant == "mini"
+    result = exact.exploitability(bot)
+    assert 0 < result.nash_conv <= 4
+    learner("nfsp", seed=0).save(tmp_path / "full.mlp")
+    with pytest.raises(ValueError, match="trained on the full game, not the mini variant"):
+        exact.exploitability(parse_player(f"sampled:ckpt={tmp_path / 'full.mlp'}").make(0))
+    with pytest.raises(ValueError, match="unknown variant 'tiny'"):
+        learner("nfsp", seed=0, variant="tiny")
+
+
 def test_deep_cfr_traverses_in_a_thread_deep_enough_for_a_whole_game() -> None:
     """Deep CFR recurses once per node down a whole game, past Python's default limit (a
     30-minute row died of RecursionError): its traversals run in a deep thread."""

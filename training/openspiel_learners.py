@@ -40,6 +40,7 @@ import torch
 
 from hanamikoji_env.bots.mlp import save_mlp
 from hanamikoji_env.excerpt import short
+from hanamikoji_env.rules import FULL, VARIANTS, check_variant
 
 UNRUNNABLE = {
     "neurd": "OpenSpiel's NeuRD (CounterfactualNeurdSolver) first builds a table of every sequence "
@@ -51,12 +52,13 @@ UNRUNNABLE = {
 # --------------------------------------------------------------- training ---
 
 
-def load_game(round_limit: int | None = None) -> Any:
+def load_game(round_limit: int | None = None, variant: str = FULL.name) -> Any:
     import pyspiel
 
     from hanamikoji_env.openspiel import DEFAULT_ROUND_LIMIT
 
-    return pyspiel.load_game("python_hanamikoji", {"round_limit": round_limit or DEFAULT_ROUND_LIMIT})
+    params = {"round_limit": round_limit or DEFAULT_ROUND_LIMIT, "variant": check_variant(variant).name}
+    return pyspiel.load_game("python_hanamikoji", params)
 
 
 NFSP_SETTINGS: dict[str, Any] = {
@@ -82,11 +84,12 @@ class NFSPLearner:
     unit = "decisions"
     """The :meth:`progress` key that counts its work (the algorithm table's "decisions")."""
 
-    def __init__(self, seed: int = 0, round_limit: int | None = None) -> None:
+    def __init__(self, seed: int = 0, round_limit: int | None = None, variant: str = FULL.name) -> None:
         from open_spiel.python import rl_environment
         from open_spiel.python.pytorch import nfsp
 
-        self.env = rl_environment.Environment(load_game(round_limit), seed=seed)
+        self.variant = variant
+        self.env = rl_environment.Environment(load_game(round_limit, variant), seed=seed)
         size = self.env.observation_spec()["info_state"][0]
         actions = self.env.action_spec()["num_actions"]
         self.agents = [nfsp.NFSP(p, size, actions, seed=seed + p, **NFSP_SETTINGS) for p in (0, 1)]
@@ -107,7 +110,7 @@ class NFSPLearner:
             self.episodes += 1
 
     def save(self, path: Path) -> None:
-        save_mlp(path, [agent._avg_network for agent in self.agents], "nfsp")
+        save_mlp(path, [agent._avg_network for agent in self.agents], "nfsp", variant=self.variant)
 
     def progress(self) -> dict[str, int]:
         return {"decisions": self.decisions, "games": self.episodes}
@@ -181,7 +184,7 @@ class DeepCFRLearner:
     settings = DEEP_CFR_SETTINGS
     unit = "nodes"
 
-    def __init__(self, seed: int = 0, round_limit: int | None = None) -> None:
+    def __init__(self, seed: int = 0, round_limit: int | None = None, variant: str = FULL.name) -> None:
         from open_spiel.python.pytorch import deep_cfr
 
         learner = self
@@ -193,7 +196,8 @@ class DeepCFRLearner:
                     raise DeadlineError
                 return super()._traverse_game_tree(state, player)
 
-        self.solver = Solver(load_game(round_limit), seed=seed, **DEEP_CFR_SETTINGS)
+        self.variant = variant
+        self.solver = Solver(load_game(round_limit, variant), seed=seed, **DEEP_CFR_SETTINGS)
         self.nodes = self.traversals = self.iterations = 0
         self.deadline: float | None = 0.0
         self.limit: int | None = None
@@ -222,7 +226,7 @@ class DeepCFRLearner:
     def save(self, path: Path) -> None:
         if self.solver._strategy_memories is not None and len(self.solver._strategy_memories):
             self.solver._learn_strategy_network()
-        save_mlp(path, [self.solver._policy_network] * 2, "deep-cfr")
+        save_mlp(path, [self.solver._policy_network] * 2, "deep-cfr", variant=self.variant)
 
     def progress(self) -> dict[str, int]:
         return {"nodes": self.nodes, "traversals": self.traversals, "iterations": self.iterations}
@@ -249,13 +253,14 @@ class ESCHERLearner:
     settings = ESCHER_SETTINGS
     unit = "states"
 
-    def __init__(self, seed: int = 0, round_limit: int | None = None) -> None:
+    def __init__(self, seed: int = 0, round_limit: int | None = None, variant: str = FULL.name) -> None:
         from open_spiel.python.pytorch import escher
 
         np.random.seed(seed)  # ESCHER samples from numpy's global generator
         torch.manual_seed(seed)
         self.escher = escher
-        self.game = load_game(round_limit)
+        self.variant = variant
+        self.game = load_game(round_limit, variant)
         cfg = escher.Config()
         for key, value in ESCHER_SETTINGS.items():
             setattr(cfg, key, value)
@@ -280,7 +285,7 @@ class ESCHERLearner:
     def save(self, path: Path) -> None:
         if len(self.agent.avg_policy_buffer) >= self.agent.cfg.avg_policy_batch_size:
             self.escher._train_avg_policy(self.agent)
-        save_mlp(path, [self.agent.avg_policy_net] * 2, "escher")
+        save_mlp(path, [self.agent.avg_policy_net] * 2, "escher", variant=self.variant)
 
     def progress(self) -> dict[str, int]:
         return {"iterations": self.iterations, "states": int(self.agent.num_touched)}
@@ -295,9 +300,9 @@ LEARNERS: dict[str, Callable[..., Any]] = {
 ALGOS = (*LEARNERS, *UNRUNNABLE)
 
 
-def learner(name: str, seed: int = 0, round_limit: int | None = None) -> Any:
-    """The learner ``name``; ``ValueError`` naming the reason for one that cannot run here, or
-    what to install."""
+def learner(name: str, seed: int = 0, round_limit: int | None = None, variant: str = FULL.name) -> Any:
+    """The learner ``name`` on ``variant``; ``ValueError`` naming the reason for one that cannot
+    run here, or what to install."""
     if name in UNRUNNABLE:
         raise ValueError(f"{name} cannot learn python_hanamikoji: {UNRUNNABLE[name]}")
     if name not in LEARNERS:
@@ -309,7 +314,7 @@ def learner(name: str, seed: int = 0, round_limit: int | None = None) -> Any:
             "the OpenSpiel learners need OpenSpiel: pip install 'hanamikoji-env[openspiel]'"
         ) from None
     torch.set_num_threads(1)
-    return LEARNERS[name](seed=seed, round_limit=round_limit)
+    return LEARNERS[name](seed=seed, round_limit=round_limit, variant=check_variant(variant).name)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -327,6 +332,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--round-limit", type=int, default=None, help="the game's (default 12)")
+    parser.add_argument("--variant", choices=sorted(VARIANTS), default=FULL.name, help="the game learned")
     args = parser.parse_args(argv)
     if args.minutes is not None and not args.minutes > 0:
         parser.error(f"--minutes must be positive, got {args.minutes}")
@@ -335,7 +341,7 @@ def main(argv: list[str] | None = None) -> None:
     if (args.out / "policy.mlp").exists():
         parser.error(f"{args.out} already holds a policy.mlp: give a new --out")
     try:
-        run = learner(args.algo, args.seed, args.round_limit)
+        run = learner(args.algo, args.seed, args.round_limit, args.variant)
     except ValueError as e:
         parser.error(str(e))
     args.out.mkdir(parents=True, exist_ok=True)

@@ -89,6 +89,14 @@ class Bot(ABC):
         return None  # most bots need nothing beyond the package
 
     @classmethod
+    def check_checkpoint(cls, path: str) -> None:
+        """``ValueError`` in one line where the spec's ``ckpt`` cannot be loaded (a hanamikoji-env
+        policy unless the bot takes others); called when a spec is checked, before any game."""
+        from hanamikoji_env.nn import load_policy
+
+        load_policy(path)
+
+    @classmethod
     def check_files(cls, options: dict[str, Any]) -> None:
         """``ValueError`` in one line where a file the spec's ``options`` name (other than its
         ``ckpt``, checked by the parser) cannot be loaded; called when a spec is checked, before
@@ -295,6 +303,20 @@ def run_rows(
     jobs = [_POOL.submit(kernel, *(r[a:b] for r in rows), *args) for a, b in itertools.pairwise(bounds)]
     for job in jobs:
         job.result()
+
+
+def pick(
+    logits: np.ndarray, greedy: bool, rng: np.random.Generator, rngs: list[np.random.Generator] | None
+) -> np.ndarray:
+    """A network bot's moves from its masked ``[N, 23]`` logits: the likeliest (``greedy``), or a
+    sample of each row's softmax, row ``i`` drawing its uniform from ``rngs[i]`` (or all from
+    ``rng``, the bot's own)."""
+    from hanamikoji_env.nn import masked_probs, sample_actions
+
+    if greedy:
+        return logits.argmax(axis=1)
+    uniforms = rng.random(len(logits)) if rngs is None else np.array([g.random() for g in rngs])
+    return sample_actions(masked_probs(logits), uniforms)
 
 
 def certain(actions: np.ndarray) -> np.ndarray:

@@ -6,8 +6,12 @@ of ``python_hanamikoji``) to the 23 action logits, as plain tensors: ``torch.sav
 "hanamikoji-mlp", "algo", "observation_version", "activation", "seats": [[(W, b), ...], [(W, b),
 ...]]})``, read with ``torch.load(weights_only=True)`` after the
 checkpoints' pickle gate, its size and shapes checked before anything runs.  The bot plays its
-seat's network greedily (the likeliest legal action); the seat is read from the observation
-(seat 0 starts the odd rounds).  :func:`save_mlp` writes one from ``torch.nn`` modules.
+seat's network greedily (the likeliest legal action), or, as ``sampled:ckpt=PATH.mlp``, samples
+its softmax over the legal actions (how the average policies of NFSP, Deep CFR and ESCHER are
+defined); the seat is read from the observation (seat 0 starts the odd rounds).  The file also
+names the game variant it learned (``variant``, ``full`` where absent), so that an exact best
+response refuses a network of another variant.  :func:`save_mlp` writes one from ``torch.nn``
+modules.
 """
 
 from __future__ import annotations
@@ -20,11 +24,12 @@ import torch
 from torch import nn
 
 from hanamikoji_env.actions import NUM_ACTIONS
-from hanamikoji_env.bots.base import Bot
+from hanamikoji_env.bots.base import Bot, certain, pick
 from hanamikoji_env.excerpt import short
 from hanamikoji_env.files import check_untrusted
-from hanamikoji_env.nn import CheckpointError, read_torch_file, write_torch_file
+from hanamikoji_env.nn import CheckpointError, masked_probs, read_torch_file, write_torch_file
 from hanamikoji_env.observation import OFFSETS, VERSIONS
+from hanamikoji_env.rules import FULL, VARIANTS
 
 FORMAT = "hanamikoji-mlp"
 MAX_MLP_BYTES = 64 * 2**20
@@ -38,12 +43,19 @@ ACTIVATIONS = {"relu": torch.relu, "tanh": torch.tanh}
 
 
 def save_mlp(
-    path: str | Path, nets: list[nn.Module], algo: str, observation_version: int = 2, activation: str = "relu"
+    path: str | Path,
+    nets: list[nn.Module],
+    algo: str,
+    observation_version: int = 2,
+    activation: str = "relu",
+    variant: str = FULL.name,
 ) -> None:
-    """Write one MLP a seat (its ``nn.Linear`` layers in order, ``activation`` between them) to
-    ``path``."""
+    """Write one MLP a seat (its ``nn.Linear`` layers in order, ``activation`` between them),
+    learned on ``variant``, to ``path``."""
     if activation not in ACTIVATIONS:
         raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {short(activation)}")
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {sorted(VARIANTS)}, got {short(variant)}")
     seats = [
         [
             (m.weight.detach().cpu().clone(), m.bias.detach().cpu().clone())
@@ -54,7 +66,7 @@ def save_mlp(
     ]
     payload = {
         "format": FORMAT, "algo": algo, "observation_version": observation_version, "activation": activation,
-        "seats": seats,
+        "variant": variant, "seats": seats,
     }  # fmt: skip
     write_torch_file(path, payload)
 
@@ -75,6 +87,8 @@ def load_mlp(path: str | Path) -> dict[str, Any]:
         raise ValueError(f"{path} reads observation version {short(version)}; known are {sorted(VERSIONS)}")
     if payload.get("activation", "relu") not in ACTIVATIONS:
         raise ValueError(f"{path}: activation must be one of {sorted(ACTIVATIONS)}")
+    if payload.get("variant", FULL.name) not in VARIANTS:
+        raise ValueError(f"{path}: variant must be one of {sorted(VARIANTS)}")
     seats = payload.get("seats")
     if not isinstance(seats, list) or len(seats) != 2:
         raise ValueError(f"{path} must hold one network for each of the 2 seats")
@@ -107,30 +121,80 @@ def seat_of(vector: np.ndarray) -> int:
 
 
 class MLPBot(Bot):
-    """``MLPBot(path, seed=0, device="cpu")``: a ``.mlp`` file's network for its seat, greedy."""
+    """``MLPBot(path, seed=0, greedy=True, device="cpu")``: a ``.mlp`` file's network for its
+    seat, greedy or (``greedy=False``) sampled with the bot's generator."""
 
     name = "mlp"
+    batched = True
 
-    def __init__(self, path: str | Path, seed: int | None = 0, device: str = "cpu") -> None:
+    def __init__(
+        self, path: str | Path, seed: int | None = 0, greedy: bool = True, device: str = "cpu"
+    ) -> None:
         super().__init__(seed)
         payload = load_mlp(path)
         self.path = Path(path)
+        self.greedy = greedy
         self.algo = str(payload.get("algo", "?"))
+        self.variant = str(payload.get("variant", FULL.name))
         self.observation_version = int(payload["observation_version"])
         self.seats = payload["seats"]
         self.activation = ACTIVATIONS[payload.get("activation", "relu")]
 
     @torch.no_grad()
+    def _logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """``[N, 23]`` float64 logits of each row's seat's network, illegal moves at -inf."""
+        obs, mask = np.atleast_2d(np.asarray(obs, dtype=np.float32)), np.atleast_2d(mask)
+        size = VERSIONS[self.observation_version].size
+        if obs.shape[1] != size or mask.shape != (len(obs), NUM_ACTIONS) or not mask.any(axis=1).all():
+            raise ValueError(
+                f"{self.path.name} reads [N, {size}] observations (version {self.observation_version}) "
+                f"and [N, {NUM_ACTIONS}] masks with a legal move, got {obs.shape} and {mask.shape}"
+            )
+        seats = np.array([seat_of(v) for v in obs])
+        out = np.empty((len(obs), NUM_ACTIONS), dtype=np.float64)
+        for seat in (0, 1):
+            rows = np.flatnonzero(seats == seat)
+            if not len(rows):
+                continue
+            h = torch.as_tensor(obs[rows])
+            layers = self.seats[seat]
+            for k, (w, b) in enumerate(layers):
+                h = h @ w.T + b
+                if k < len(layers) - 1:
+                    h = self.activation(h)
+            out[rows] = h.numpy()
+        out[mask == 0] = -np.inf
+        return out
+
+    def move_probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The networks' softmax over each row's legal moves (``[N, 23]``)."""
+        return masked_probs(self._logits(obs, mask))
+
+    def play_probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """As it plays: 1 on the likeliest legal move (greedy), else the softmax."""
+        if self.greedy:
+            return certain(self._logits(obs, mask).argmax(axis=1))
+        return self.move_probabilities(obs, mask)
+
+    def check_modelled(self, variant: str) -> None:
+        if self.variant != variant:
+            raise ValueError(
+                f"the target was trained on the {self.variant} game, not the {variant} variant measured here"
+            )
+
+    def act_batch(
+        self,
+        obs: np.ndarray,
+        mask: np.ndarray,
+        rngs: list[np.random.Generator] | None = None,
+        states: list[tuple[int, ...]] | None = None,
+    ) -> np.ndarray:
+        """The batch's moves; a sampling bot draws row ``i``'s uniform from ``rngs[i]`` (or all
+        from its own generator)."""
+        return pick(self._logits(obs, mask), self.greedy, self.rng, rngs)
+
     def _act(self, vector: np.ndarray, mask: np.ndarray) -> int:
-        h = torch.as_tensor(vector, dtype=torch.float32)
-        layers = self.seats[seat_of(vector)]
-        for k, (w, b) in enumerate(layers):
-            h = h @ w.T + b
-            if k < len(layers) - 1:
-                h = self.activation(h)
-        logits = h.numpy().astype(np.float64)
-        logits[mask == 0] = -np.inf
-        return int(np.argmax(logits))
+        return int(self.act_batch(vector[None], mask[None])[0])
 
     def __repr__(self) -> str:
-        return f"MLPBot({str(self.path)!r})"
+        return f"MLPBot({str(self.path)!r}, seed={self._seed}, greedy={self.greedy})"

@@ -8,14 +8,12 @@ from typing import Any
 import numpy as np
 import torch
 
-from hanamikoji_env.bots.base import Bot, Option, certain
+from hanamikoji_env.bots.base import Bot, Option, certain, pick
 from hanamikoji_env.nn import (
     PolicyNet,
     load_policy,
-    masked_probs,
     policy_probs,
     resolve_device,
-    sample_actions,
 )
 
 
@@ -67,25 +65,36 @@ class PolicyBot(Bot):
             torch.as_tensor(obs, dtype=torch.float32, device=self.device),
             torch.as_tensor(mask, device=self.device),
         )
-        logits = logits.cpu().numpy().astype(np.float64)
-        if self.greedy:
-            return logits.argmax(axis=1)
-        uniforms = self.rng.random(len(logits)) if rngs is None else np.array([g.random() for g in rngs])
-        return sample_actions(masked_probs(logits), uniforms)
+        return pick(logits.cpu().numpy().astype(np.float64), self.greedy, self.rng, rngs)
 
     def __repr__(self) -> str:
         return f"PolicyBot({str(self.path)!r}, seed={self._seed}, greedy={self.greedy})"
 
 
 class SampledPolicyBot(PolicyBot):
-    """``sampled:ckpt=PATH``: a checkpoint that samples its moves (``PolicyBot(greedy=False)``)."""
+    """``sampled:ckpt=PATH``: a checkpoint that samples its moves (``PolicyBot(greedy=False)``),
+    or a ``.mlp`` network of OpenSpiel's learners sampled (``MLPBot(greedy=False)``: their
+    average policies are defined so)."""
 
     name = "sampled"
     options = {"ckpt": Option(str)}
 
     @classmethod
     def from_spec(cls, options: dict[str, Any], seed: int, round_limit: int | None, device: str) -> Bot:
+        if str(options["ckpt"]).endswith(".mlp"):
+            from hanamikoji_env.bots.mlp import MLPBot
+
+            return MLPBot(options["ckpt"], seed=seed, greedy=False, device=device)
         return cls(options["ckpt"], seed=seed, greedy=False, device=device)
+
+    @classmethod
+    def check_checkpoint(cls, path: str) -> None:
+        if path.endswith(".mlp"):
+            from hanamikoji_env.bots.mlp import load_mlp
+
+            load_mlp(path)
+        else:
+            super().check_checkpoint(path)
 
 
 class PolicyGuidedBot(Bot):

@@ -14,7 +14,7 @@
   learners (``MLPBot``), all loaded without running code |
 | ``pretrained`` | the shipped agent (``checkpoints/ppo_selfplay.pt``, installed with the package);
   ``pretrained`` also names it wherever a checkpoint path goes (``psearch:ckpt=pretrained``) |
-| ``sampled:ckpt=PATH`` | a ``.pt`` policy that samples its moves
+| ``sampled:ckpt=PATH`` | a ``.pt`` policy (or a ``.mlp`` network) that samples its moves
   (:class:`~hanamikoji_env.bots.policy.SampledPolicyBot`) |
 | ``rollout:ckpt=PATH[,samples=N]`` | :class:`~hanamikoji_env.bots.rollout.RolloutBot` over a ``.pt`` policy |
 | ``psearch:ckpt=PATH[,samples=N,candidates=K,belief=PATH,exact=0|1,value=0|1]`` | :class:`~hanamikoji_env.bots.psearch.PolicySearchBot`
@@ -157,9 +157,7 @@ def parse_player(spec: str, load: bool = True) -> PlayerSpec:
                 f"{name} needs a checkpoint: {name}:ckpt=PATH" + (f"[,{others}]" if others else "")
             )
         if load:
-            from hanamikoji_env.nn import load_policy
-
-            load_policy(options["ckpt"])  # loads and validates the checkpoint now, before any game
+            cls.check_checkpoint(options["ckpt"])  # loads and validates it now, before any game
     if load:
         cls.check_files(options)
     return PlayerSpec(spec, name, options)
