@@ -30,7 +30,7 @@ no games at all: its NashConv (:func:`hanamikoji_env.exact.exploitability`, 0 at
 equilibrium) and its expected score against ``random`` and ``heuristic``
 (:func:`hanamikoji_env.exact.head_to_head`), in ``curve.csv`` (column ``nash_conv``) and
 ``result.json`` (``exact``); ``--table`` writes those rows as a table of their own.  The rows that
-learn only the full game (SB3's, RLlib's) say so.
+learn only the full game (SB3's) say so.
 
 Decisions are the same compute on any machine; minutes are not, so a ``--minutes`` row also
 times this core on a fixed workload (the batch engine's random play at N = 1024, best of three
@@ -338,7 +338,7 @@ def rllib_train(folder: Path, budget: Budget, seed: int, save: Save, variant: st
     s = RLLIB_SETTINGS
     ray.init(num_cpus=1, include_dashboard=False, ignore_reinit_error=True, log_to_driver=False)
     try:
-        algo = build_config(s["hidden"], s["layers"], None, seed, s["batch"]).build_algo()
+        algo = build_config(s["hidden"], s["layers"], None, seed, s["batch"], variant).build_algo()
         start, snapshots, steps = time.perf_counter(), [], 0
         while not snapshots or not budget.spent(time.perf_counter(), steps):  # Ray's start may eat a budget
             last, last_steps = time.perf_counter(), steps
@@ -346,7 +346,7 @@ def rllib_train(folder: Path, budget: Budget, seed: int, save: Save, variant: st
             while not budget.due(time.perf_counter(), last, steps, last_steps):
                 steps = int(algo.train().get("num_env_steps_sampled_lifetime", steps))
             path = save(time.perf_counter() - start, steps).with_suffix(".pt")
-            net = export_policy(algo.get_module(POLICY_ID), s["hidden"], s["layers"])
+            net = export_policy(algo.get_module(POLICY_ID), s["hidden"], s["layers"], variant)
             save_checkpoint(path, net, source="rllib")
             snapshots.append(Snapshot(f"ckpt:{path}", time.perf_counter() - start, steps))
         algo.stop()
@@ -542,7 +542,7 @@ ALGOS: dict[str, Algo] = {
     "ppo-study-v1": ppo(1, warm=False, overrides=STUDY_PPO),
     "mmd-study-v1": ppo(1, warm=False, overrides=STUDY_MMD),
     "sb3-maskable-ppo": Algo(sb3_train, SB3_SETTINGS, "sb3"),
-    "rllib-ppo": Algo(rllib_train, RLLIB_SETTINGS, "ray"),
+    "rllib-ppo": Algo(rllib_train, RLLIB_SETTINGS, "ray", variants=BOTH),
     "tianshou-dqn": Algo(tianshou_dqn_train, TIANSHOU_DQN_SETTINGS, "tianshou", variants=BOTH, sampled=False),
     "tianshou-ppo": Algo(tianshou_ppo_train, TIANSHOU_PPO_SETTINGS, "tianshou", variants=BOTH),
     "cleanrl-ppo": Algo(cleanrl_train, cleanrl_settings, variants=BOTH),

@@ -298,6 +298,9 @@ def test_rllib_trains_one_iteration_and_its_policy_plays_in_the_tournament(local
     legal = m.bool()
     assert torch.allclose(theirs[legal], logits[legal], atol=1e-5)
     assert torch.allclose(values, ours, atol=1e-5)
+    # the mini variant: RLlib's env is the mini game, the exported network says it learned it
+    assert build_config(16, 2, None, 0, 200, "mini").env_config == {"round_limit": None, "variant": "mini"}
+    assert export_policy(module, 16, 2, "mini").variant == "mini" and net.variant == "full"
     algo.stop()
     save_checkpoint(tmp_path / "policy.pt", net, source="rllib")
     results = run_tournament(

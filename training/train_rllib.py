@@ -28,8 +28,11 @@ from hanamikoji_env.rllib import POLICY_ID, env_creator, self_play_mapping
 ENV_NAME = "hanamikoji"
 
 
-def build_config(hidden: int, layers: int, round_limit: int | None, seed: int, batch: int) -> Any:
-    """The PPOConfig: multi-agent self-play with action masking, sized for a small machine."""
+def build_config(
+    hidden: int, layers: int, round_limit: int | None, seed: int, batch: int, variant: str = "full"
+) -> Any:
+    """The PPOConfig: multi-agent self-play with action masking on ``variant``, sized for a small
+    machine."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -48,7 +51,7 @@ def build_config(hidden: int, layers: int, round_limit: int | None, seed: int, b
     )
     return (
         PPOConfig()
-        .environment(ENV_NAME, env_config={"round_limit": round_limit})
+        .environment(ENV_NAME, env_config={"round_limit": round_limit, "variant": variant})
         .env_runners(num_env_runners=0, num_envs_per_env_runner=1)
         .multi_agent(policies={POLICY_ID}, policy_mapping_fn=self_play_mapping)
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={POLICY_ID: module}))
@@ -58,7 +61,7 @@ def build_config(hidden: int, layers: int, round_limit: int | None, seed: int, b
 
 
 @torch.no_grad()
-def export_policy(module: Any, hidden: int, layers: int) -> PolicyNet:
+def export_policy(module: Any, hidden: int, layers: int, variant: str = "full") -> PolicyNet:
     """The RLlib module as a :class:`PolicyNet` computing the same logits and values.
 
     PolicyNet scales observations by ``1 / OBS_HIGH`` before its first layer; RLlib's module
@@ -70,7 +73,7 @@ def export_policy(module: Any, hidden: int, layers: int) -> PolicyNet:
     )
     if len(linear) != layers:
         raise ValueError(f"expected {layers} encoder layers in the RLlib module, found {linear}")
-    net = PolicyNet(hidden, layers)
+    net = PolicyNet(hidden, layers, variant=variant)
     for i, (key, dst) in enumerate(zip(linear, net.trunk[::2], strict=True)):
         weight = state[key]
         if i == 0:
