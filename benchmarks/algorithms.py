@@ -55,6 +55,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import shlex
 import shutil
 import sys
 import time
@@ -148,9 +149,11 @@ class Budget:
 
 Save = Callable[[float, int], Path]
 """``save(seconds, decisions)``: the path (without suffix) a row writes its next snapshot to."""
-Train = Callable[[Path, Budget, int, Save, str], list[Snapshot]]
-"""``train(folder, budget, seed, save, variant)``: train on the game ``variant`` within ``budget``;
-the snapshots kept."""
+Settings = dict[str, Any]
+Train = Callable[[Path, Budget, int, Save, str, Settings], list[Snapshot]]
+"""``train(folder, budget, seed, save, variant, changes)``: train on the game ``variant`` within
+``budget``, the row's settings changed by ``changes`` (``--set``; only a :attr:`Algo.tunable` row
+gets any); the snapshots kept."""
 
 
 @dataclass(frozen=True)
@@ -166,6 +169,9 @@ class Algo:
     variants: tuple[str, ...] = (FULL,)
     """The games it learns (``--variant``): ``mini`` where its players can be measured exactly
     there (they say their move probabilities)."""
+    tunable: bool = False
+    """``--set KEY=VALUE`` changes its settings (a sweep): our PPO rows' (any of the training
+    config's keys) and OpenSpiel's learners'."""
     sampled: bool = True
     """Its policy is a distribution (a policy gradient's, an average policy), measured on the mini
     variant sampled; a Q-learner's is its greedy choice."""
@@ -239,13 +245,27 @@ collected the rollout (the mirror descent step's proximity)."""
 def ppo(version: int, warm: bool, overrides: dict[str, Any] | None = None) -> Algo:
     settings = {**PPO_SETTINGS, "observation_version": version, **(WARM if warm else {}), **(overrides or {})}
 
-    def train(folder: Path, budget: Budget, seed: int, save: Save, variant: str) -> list[Snapshot]:
+    def train(
+        folder: Path, budget: Budget, seed: int, save: Save, variant: str, changes: Settings
+    ) -> list[Snapshot]:
         from hanamikoji_env.training.config import Config
         from hanamikoji_env.training.ppo import CHECKPOINT, POLICY
         from hanamikoji_env.training.ppo import train as train_ppo
 
-        run = {**settings, "seed": seed, "run_name": "run", "runs_dir": str(folder), "variant": variant}
-        if budget.decisions is not None and settings.get("anneal_lr"):
+        fixed = sorted({"seed", "run_name", "runs_dir", "variant", "total_decisions"} & changes.keys())
+        if fixed:
+            raise ValueError(
+                f"--set cannot change {', '.join(fixed)}: the row sets it (--seed, --variant, the budget)"
+            )
+        run = {
+            **settings,
+            **changes,
+            "seed": seed,
+            "run_name": "run",
+            "runs_dir": str(folder),
+            "variant": variant,
+        }
+        if budget.decisions is not None and run.get("anneal_lr"):
             run["total_decisions"] = budget.decisions  # the learning rate reaches 0 at the budget
         cfg = Config.from_dict(run)
         snapshots = kept(folder)  # a stopped run's, where it goes on (--resume)
@@ -263,7 +283,7 @@ def ppo(version: int, warm: bool, overrides: dict[str, Any] | None = None) -> Al
             updates = budget.chunks(time.perf_counter(), done, (done - before) / updates, per_seconds)
         return snapshots
 
-    return Algo(train, settings, resumable=True, variants=BOTH)
+    return Algo(train, settings, resumable=True, variants=BOTH, tunable=True)
 
 
 # ------------------------------------------------------- sb3-contrib MaskablePPO ---
@@ -284,7 +304,9 @@ SB3_SETTINGS: dict[str, Any] = {
 the first)."""
 
 
-def sb3_train(folder: Path, budget: Budget, seed: int, save: Save, variant: str) -> list[Snapshot]:
+def sb3_train(
+    folder: Path, budget: Budget, seed: int, save: Save, variant: str, changes: Settings
+) -> list[Snapshot]:
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
@@ -326,7 +348,9 @@ RLLIB_SETTINGS: dict[str, Any] = {"hidden": 128, "layers": 2, "batch": 2000}
 4 epochs, minibatches of 256), one local CPU; each snapshot exported exactly to our format."""
 
 
-def rllib_train(folder: Path, budget: Budget, seed: int, save: Save, variant: str) -> list[Snapshot]:
+def rllib_train(
+    folder: Path, budget: Budget, seed: int, save: Save, variant: str, changes: Settings
+) -> list[Snapshot]:
     import ray
     import torch
 
@@ -374,7 +398,9 @@ TIANSHOU_DQN_SETTINGS: dict[str, Any] = {
 as Tianshou's own policy plays at evaluation)."""
 
 
-def tianshou_dqn_train(folder: Path, budget: Budget, seed: int, save: Save, variant: str) -> list[Snapshot]:
+def tianshou_dqn_train(
+    folder: Path, budget: Budget, seed: int, save: Save, variant: str, changes: Settings
+) -> list[Snapshot]:
     import torch
     from tianshou.algorithm import MultiAgentOffPolicyAlgorithm
     from tianshou.data import Collector, CollectStats, VectorReplayBuffer
@@ -448,7 +474,9 @@ TIANSHOU_PPO_SETTINGS: dict[str, Any] = {
 Tianshou's ``PettingZooEnv``; each snapshot is the actor as a ``.mlp`` (tanh)."""
 
 
-def tianshou_ppo_train(folder: Path, budget: Budget, seed: int, save: Save, variant: str) -> list[Snapshot]:
+def tianshou_ppo_train(
+    folder: Path, budget: Budget, seed: int, save: Save, variant: str, changes: Settings
+) -> list[Snapshot]:
     import torch
     from tianshou.data import Collector, CollectStats, VectorReplayBuffer
     from tianshou.env import DummyVectorEnv
@@ -488,7 +516,9 @@ def cleanrl_settings() -> dict[str, Any]:
     return {k: v for k, v in asdict(Args()).items() if k not in ("seed", "updates")}
 
 
-def cleanrl_train(folder: Path, budget: Budget, seed: int, save: Save, variant: str) -> list[Snapshot]:
+def cleanrl_train(
+    folder: Path, budget: Budget, seed: int, save: Save, variant: str, changes: Settings
+) -> list[Snapshot]:
     from hanamikoji_env.examples.cleanrl_ppo import Args, export, learn
 
     start = last = time.perf_counter()
@@ -514,8 +544,10 @@ def openspiel(name: str) -> Algo:
     tensor; its "decisions" are the learner's own unit (see that module's ``progress``)."""
     from hanamikoji_env.training import openspiel_learners as learners
 
-    def train(folder: Path, budget: Budget, seed: int, save: Save, variant: str) -> list[Snapshot]:
-        run = learners.learner(name, seed, variant=variant)
+    def train(
+        folder: Path, budget: Budget, seed: int, save: Save, variant: str, changes: Settings
+    ) -> list[Snapshot]:
+        run = learners.learner(name, seed, variant=variant, settings=changes)
         start, snapshots, done = time.perf_counter(), [], 0
         while not snapshots or not budget.spent(time.perf_counter(), done):  # at least one chunk
             share = budget.share(time.perf_counter(), done)
@@ -530,8 +562,7 @@ def openspiel(name: str) -> Algo:
         (folder / "progress.json").write_text(json.dumps(run.progress()))
         return snapshots
 
-    settings = getattr(learners.LEARNERS.get(name), "settings", {})
-    return Algo(train, settings, "openspiel", variants=BOTH)
+    return Algo(train, lambda: learners.learner_settings(name), "openspiel", variants=BOTH, tunable=True)
 
 
 ALGOS: dict[str, Algo] = {
@@ -569,6 +600,29 @@ def score(spec: str, opponents: tuple[str, ...], games: int, seed: int) -> dict[
     }
 
 
+def row_folder(name: str, changes: Settings) -> str:
+    """The folder a row's run goes in under ``--out``: its name, and its changed settings where
+    it has any (``os-nfsp--anticipatory_param=0.2``), so a sweep's settings keep apart; nothing
+    but letters, digits and ``._=-`` (a player spec names a snapshot in it: no commas)."""
+    words = [f"{k}={json.dumps(v, separators=(',', ':'))}" for k, v in sorted(changes.items())]
+    return "--".join([name, *("".join(c if c.isalnum() or c in "._=-" else "_" for c in w) for w in words)])
+
+
+def parse_changes(words: list[str]) -> Settings:
+    """``--set KEY=VALUE`` words as settings: each value read as JSON (``0.2``, ``[256,256]``,
+    ``true``), else as a string; ``ValueError`` in one line for a word without ``=``."""
+    changes: Settings = {}
+    for word in words:
+        key, eq, value = word.partition("=")
+        if not eq or not key:
+            raise ValueError(f"--set takes KEY=VALUE, got {word[:60]!r}")
+        try:
+            changes[key] = json.loads(value)
+        except json.JSONDecodeError:
+            changes[key] = value
+    return changes
+
+
 def exact_scores(spec: str, variant: str) -> dict[str, float]:
     """The player ``spec`` on ``variant`` (mini) measured exactly: its NashConv
     (:func:`hanamikoji_env.exact.exploitability`) and its expected score against each of
@@ -601,19 +655,25 @@ def run_row(
     minutes: float | None = None,
     resume: bool = False,
     variant: str = FULL,
+    changes: Settings | None = None,
 ) -> dict:
     """Train row ``name`` for ``decisions`` of its own (or ``minutes`` of wall time), score its
     snapshots and its last player; returns the result (also written to ``out/name/result.json``).
     ``resume``: a stopped run of the row in ``out`` goes on from its last snapshot (rows that can:
     :attr:`Algo.resumable`); its time so far counts as the snapshots' seconds say.  ``variant``
     ``mini``: the row learns the mini variant and every snapshot is measured exactly there (its
-    NashConv and expected scores, :func:`exact_scores`), ``games`` and ``curve_games`` unused."""
+    NashConv and expected scores, :func:`exact_scores`), ``games`` and ``curve_games`` unused.
+    ``changes``: settings of a :attr:`Algo.tunable` row changed (``--set``), the row then in a
+    folder of its own (:func:`row_folder`)."""
     algo = ALGOS[name]
+    changes = dict(changes or {})
+    if changes and not algo.tunable:
+        raise ValueError(f"{name} takes no --set: only our PPO rows and OpenSpiel's learners change settings")
     if variant not in algo.variants:
         raise ValueError(
             f"{name} learns the {' and '.join(algo.variants)} game only, not --variant {variant}"
         )
-    folder = out / name
+    folder = out / row_folder(name, changes)
     if (folder / "result.json").is_file():
         raise ValueError(f"{folder} holds a finished row: remove it or give another --out")
     if resume and not algo.resumable:
@@ -649,7 +709,7 @@ def run_row(
             every=minutes * 60 / points, deadline=began + minutes * 60 - (left[-1].seconds if left else 0.0)
         )
     try:
-        snapshots = algo.train(folder, budget, seed, save, variant)
+        snapshots = algo.train(folder, budget, seed, save, variant, changes)
     except ImportError as e:
         if not resume:
             shutil.rmtree(folder)
@@ -697,7 +757,8 @@ def run_row(
         "player": last.spec,
         "games": games,
         "seed": seed,
-        "settings": algo.settings() if callable(algo.settings) else algo.settings,
+        "changes": changes,
+        "settings": {**(algo.settings() if callable(algo.settings) else algo.settings), **changes},
         "command": " ".join(["python benchmarks/algorithms.py", *sys.argv[1:]]),
     }
     if exact:  # measured exactly: no games, no intervals
@@ -732,6 +793,8 @@ def row_command(result: dict, out: Path) -> str:
     words = ["python benchmarks/algorithms.py", f"--algo {result['algo']}", budget]
     if result.get("variant", FULL) != FULL:
         words.append(f"--variant {result['variant']}")
+    for key, value in sorted((result.get("changes") or {}).items()):
+        words.append("--set " + shlex.quote(f"{key}={json.dumps(value, separators=(',', ':'))}"))
     if out != DEFAULT_OUT:
         words.append(f"--out {out.as_posix()}")
     for option, key, default in (("--games", "games", DEFAULT_GAMES), ("--seed", "seed", DEFAULT_SEED)):
@@ -751,7 +814,14 @@ def table(*outs: Path) -> str:
     for out in outs:
         for path in out.glob("*/result.json"):
             r = json.loads(path.read_text())
-            key = (r.get("variant", FULL), r["algo"], r.get("budget_decisions") or 0, r.get("minutes") or 0)
+            changes = json.dumps(r.get("changes") or {}, sort_keys=True)
+            key = (
+                r.get("variant", FULL),
+                r["algo"],
+                changes,
+                r.get("budget_decisions") or 0,
+                r.get("minutes") or 0,
+            )
             if not r.get("budget_decisions"):
                 key += (str(path),)  # minutes are no common budget: each row alone
             groups.setdefault(key, []).append((path, r))
@@ -811,9 +881,9 @@ def _line(runs: list[tuple[Path, dict]], metrics: list[tuple[str, Callable[[dict
     commands = "; ".join(f"`{row_command(x, p.parent.parent)}`" for p, x in runs)
     seeds = ", ".join(str(x.get("seed", DEFAULT_SEED)) for _, x in runs)
     trend_cell = f"{half:.{digits - 1}f} → {end:.{digits - 1}f}"
-    return (
-        "| " + " | ".join([r["algo"], budget, seeds, f"{decisions:,}", *cells, trend_cell, commands]) + " |"
-    )
+    changed = ", ".join(f"{k}={json.dumps(v)}" for k, v in sorted((r.get("changes") or {}).items()))
+    name = f"{r['algo']} ({changed})" if changed else r["algo"]
+    return "| " + " | ".join([name, budget, seeds, f"{decisions:,}", *cells, trend_cell, commands]) + " |"
 
 
 MAX_CURVES = 8
@@ -910,6 +980,10 @@ def main(argv: list[str] | None = None) -> None:
         help="with --table: also draw the decision rows' --metric over decisions (the --variant's rows), "
         "seeds as bands",
     )  # fmt: skip
+    parser.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE",
+        help="change one of the row's settings (our PPO rows, OpenSpiel's learners; a JSON value), again for more",
+    )  # fmt: skip
     parser.add_argument("--metric", choices=sorted(METRICS), default="vs_heuristic", help="what --plot draws")
     parser.add_argument(
         "--variant", choices=(FULL, MINI), default=FULL,
@@ -945,6 +1019,7 @@ def main(argv: list[str] | None = None) -> None:
         result = run_row(
             args.algo, args.out, args.games, args.curve_games, args.points, args.seed,
             decisions=args.decisions, minutes=args.minutes, resume=args.resume, variant=args.variant,
+            changes=parse_changes(args.set),
         )  # fmt: skip
     except (ValueError, ImportError) as e:
         parser.error(str(e))

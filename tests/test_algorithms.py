@@ -38,13 +38,19 @@ def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     )
 
 
+SMALLER = {"os-escher": ["--set", "regret_traversals=16", "--set", "value_traversals=8"]}
+"""Rows whose one unit of work is long at their own settings, run smaller (an ESCHER iteration of
+the example's 1,536 traversals of the full game takes minutes)."""
+
+
 @pytest.mark.slow(15)
 @pytest.mark.parametrize("algo", ALGOS)
 def test_every_row_trains_its_decisions_keeps_snapshots_and_scores_them(algo: str, tmp_path) -> None:
+    changes = SMALLER.get(algo, [])
     out = run("--algo", algo, "--decisions", "3000", "--out", "rows", "--games", "2", "--curve-games", "2",
-              "--points", "2", cwd=tmp_path)  # fmt: skip
+              "--points", "2", *changes, cwd=tmp_path)  # fmt: skip
     assert out.returncode == 0, out.stderr
-    folder = tmp_path / "rows" / algo
+    folder = next((tmp_path / "rows").iterdir())
     result = json.loads((folder / "result.json").read_text())
     assert result["algo"] == algo and result["snapshots"] >= 1 and result["budget_decisions"] == 3000
     assert result["decisions"] >= 3000  # the budget was spent, not skipped
@@ -56,8 +62,13 @@ def test_every_row_trains_its_decisions_keeps_snapshots_and_scores_them(algo: st
     assert len(curve) == result["snapshots"] and int(curve[-1]["decisions"]) == result["decisions"]
     assert [int(r["decisions"]) for r in curve] == sorted(int(r["decisions"]) for r in curve)
     table = run("--table", "rows", cwd=tmp_path).stdout
-    assert f"| {algo} | 3,000 decisions | 0 | {result['decisions']:,} |" in table
-    assert f"`python benchmarks/algorithms.py --algo {algo} --decisions 3000 --out rows --games 2`" in table
+    name = f"{algo} (regret_traversals=16, value_traversals=8)" if changes else algo
+    assert f"| {name} | 3,000 decisions | 0 | {result['decisions']:,} |" in table
+    words = " ".join(changes)
+    assert (
+        f"`python benchmarks/algorithms.py --algo {algo} --decisions 3000 {words + ' ' if words else ''}--out rows --games 2`"
+        in table
+    )
 
 
 @pytest.mark.slow(5)
@@ -246,23 +257,21 @@ def test_the_table_command_reruns_the_row_into_its_own_folder(tmp_path, monkeypa
     ]
 
 
-MINI_ROWS = ["ppo-v1", "cleanrl-ppo", "tianshou-dqn", "os-nfsp"]
-"""One row a way of training (our trainer, CleanRL's file, Tianshou, OpenSpiel's learners): the
-others share their row's code (every row's full-game run is tested above)."""
+MINI_ROWS = ["ppo-v1", "os-nfsp"]
+"""Our trainer's checkpoints and OpenSpiel's networks, each sampled; the other learners' mini envs
+are tested where they are built (test_cleanrl.py, test_clients.py, test_distributed.py)."""
 
 
 @pytest.mark.slow(10)
 @pytest.mark.parametrize("algo", MINI_ROWS)
 def test_a_row_on_the_mini_variant_is_measured_exactly(algo: str, tmp_path, monkeypatch) -> None:
     """``--variant mini``: the row learns the mini variant and every snapshot is measured exactly
-    there, as its learner defines its policy (sampled; a Q-learner greedy): its NashConv and its
+    there, as its learner defines its policy (sampled): its NashConv and its
     expected scores against random and the heuristic, the numbers :mod:`hanamikoji_env.exact`
     gives the same player; the table puts the row in the mini table, its command says
     ``--variant mini``; the exploitability curve is drawn."""
     if algo.startswith("os-"):
         extra("pyspiel", reason="the openspiel extra is not installed")
-    if algo.startswith("tianshou"):
-        extra("tianshou", reason="the tianshou extra is not installed")
     from hanamikoji_env import exact
     from hanamikoji_env.bots.spec import parse_player
 
@@ -272,11 +281,10 @@ def test_a_row_on_the_mini_variant_is_measured_exactly(algo: str, tmp_path, monk
     folder = tmp_path / "rows" / algo
     result = json.loads((folder / "result.json").read_text())
     assert result["variant"] == "mini" and "scores" not in result and result["games"] is None
-    sampled = algo != "tianshou-dqn"
-    assert result["player"].startswith("sampled:ckpt=" if sampled else "ckpt:")
+    assert result["player"].startswith("sampled:ckpt=")
     monkeypatch.chdir(tmp_path)  # the row names its snapshots from where it ran
     player = parse_player(result["player"]).make(0, None)
-    assert getattr(player, "greedy", True) is not sampled
+    assert player.greedy is False
     assert result["exact"]["nash_conv"] == pytest.approx(exact.exploitability(player).nash_conv, abs=1e-9)
     heuristic = parse_player("heuristic").make(0, None)
     assert result["exact"]["vs_heuristic"] == pytest.approx(exact.head_to_head(player, heuristic), abs=1e-9)
@@ -292,6 +300,51 @@ def test_a_row_on_the_mini_variant_is_measured_exactly(algo: str, tmp_path, monk
         "--table", "rows", "--plot", "x.png", "--metric", "nash_conv", "--variant", "mini", cwd=tmp_path
     )
     assert drawn.returncode == 0 and "drawn: x.png (1 panel)" in drawn.stdout, drawn.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--algo", "sb3-maskable-ppo", "--set", "n_steps=8"], "sb3-maskable-ppo takes no --set"),
+        (["--algo", "ppo-v1", "--set", "learning_rate"], "--set takes KEY=VALUE, got 'learning_rate'"),
+        (["--algo", "ppo-v1", "--set", "seed=3"], "--set cannot change seed: the row sets it"),
+        (["--algo", "ppo-v1", "--set", "lerning_rate=0.1"], "unknown keys ['lerning_rate']"),
+        (["--algo", "os-nfsp", "--set", "anticipatory=0.2"], "nfsp has no setting 'anticipatory'"),
+        (["--algo", "os-nfsp", "--set", "anticipatory_param=high"], "anticipatory_param is a float"),
+        (["--algo", "os-escher", "--set", "source=me"], "escher has no setting 'source'"),
+    ],
+)
+def test_a_bad_setting_is_one_line_and_leaves_no_row(args: list[str], message: str, tmp_path) -> None:
+    if "os-" in args[1]:
+        extra("pyspiel", reason="the openspiel extra is not installed")
+    out = run(*args, "--decisions", "3000", "--out", "rows", cwd=tmp_path)
+    assert out.returncode == 2 and message in out.stderr.strip().splitlines()[-1]
+    assert not any((tmp_path / "rows").glob("*/result.json")) and not any((tmp_path / "rows").glob("*/*"))
+
+
+@pytest.mark.slow(5)
+def test_changed_settings_make_rows_of_their_own_that_say_their_source(tmp_path) -> None:
+    """A sweep: each ``--set`` of a learner is a folder and a line of its own, the settings it
+    ran with (the source's, changed) in its result, the command to run it again in the table."""
+    extra("pyspiel", reason="the openspiel extra is not installed")
+    args = ["--algo", "os-nfsp", "--decisions", "500", "--variant", "mini", "--out", "rows", "--points", "1"]
+    for changes in ([], ["--set", "anticipatory_param=0.2", "--set", "hidden_layers_sizes=[32,32]"]):
+        out = run(*args, *changes, cwd=tmp_path)
+        assert out.returncode == 0, out.stderr
+    folders = sorted(p.name for p in (tmp_path / "rows").iterdir())
+    changed = "os-nfsp--anticipatory_param=0.2--hidden_layers_sizes=_32_32_"
+    assert folders == ["os-nfsp", changed]
+    results = {f: json.loads((tmp_path / "rows" / f / "result.json").read_text()) for f in folders}
+    assert results["os-nfsp"]["settings"]["source"].startswith("OpenSpiel's examples/leduc_nfsp.py")
+    assert results["os-nfsp"]["settings"]["hidden_layers_sizes"] == [128]  # the example's
+    assert results[changed]["settings"]["hidden_layers_sizes"] == [32, 32]
+    assert results[changed]["changes"] == {"anticipatory_param": 0.2, "hidden_layers_sizes": [32, 32]}
+    table = run("--table", "rows", cwd=tmp_path).stdout
+    assert "| os-nfsp | 500 decisions |" in table
+    assert "| os-nfsp (anticipatory_param=0.2, hidden_layers_sizes=[32, 32]) | 500 decisions |" in table
+    assert (
+        "--set anticipatory_param=0.2 --set 'hidden_layers_sizes=[32,32]' --out rows`" in table
+    )  # shell-quoted
 
 
 def test_a_row_that_learns_the_full_game_only_refuses_the_mini_variant(tmp_path) -> None:

@@ -63,6 +63,23 @@ def test_the_exported_player_plays_the_actors_likeliest_legal_move(tmp_path) -> 
         assert bot.act({"observation": vector, "action_mask": mask}) == int(np.argmax(logits))
 
 
+def test_the_mini_variant_is_learned_and_its_export_names_it(tmp_path) -> None:
+    """``variant: mini`` (the algorithm table's exact rows): every env plays the mini game, the
+    exported player says so, so an exact best response takes it and a full-game one does not."""
+    progress = next(learn(Args(num_envs=2, num_steps=32, num_minibatches=2, variant="mini")))
+    assert progress.games >= 4  # mini games are short: a 32-step rollout of 2 envs ends several
+    runner = Runner(Args(num_envs=2, variant="mini"), progress.agent)
+    assert {e.env.variant.name for e in runner.envs.envs} == {"mini"}
+    cleanrl_ppo.export(progress.agent, tmp_path / "mini.mlp", "mini")
+    bot = parse_player(f"sampled:ckpt={tmp_path / 'mini.mlp'}").make(0)
+    assert bot.variant == "mini"
+    bot.check_modelled("mini")
+    with pytest.raises(ValueError, match="trained on the mini game, not the full variant"):
+        bot.check_modelled("full")
+    with pytest.raises(ValueError, match="unknown variant 'tiny'"):
+        Args(variant="tiny").check()
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

@@ -28,6 +28,16 @@ def test_tianshou_trains_masked_ppo_in_self_play() -> None:
     assert updates >= 5 and games >= 20
 
 
+def test_tianshous_envs_play_the_variant_asked_for() -> None:
+    """The algorithm table's mini rows step Tianshou's ``PettingZooEnv`` over the mini game."""
+    extra("tianshou")
+    from hanamikoji_env.examples import tianshou_dqn, tianshou_ppo
+
+    for module in (tianshou_dqn, tianshou_ppo):
+        assert module.make("mini").env.variant.name == "mini"
+        assert module.make().env.variant.name == "full"
+
+
 @pytest.mark.slow
 def test_torchrl_pettingzoo_wrapper_rolls_out_masked() -> None:
     extra("torchrl")

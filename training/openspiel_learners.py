@@ -62,37 +62,67 @@ def load_game(round_limit: int | None = None, variant: str = FULL.name) -> Any:
 
 
 NFSP_SETTINGS: dict[str, Any] = {
-    "hidden_layers_sizes": [256, 256],
-    "reservoir_buffer_capacity": 200_000,
+    "hidden_layers_sizes": [128],
+    "replay_buffer_capacity": 200_000,
+    "reservoir_buffer_capacity": 2_000_000,
+    "min_buffer_size_to_learn": 1000,
     "anticipatory_param": 0.1,
     "batch_size": 128,
+    "learn_every": 64,
     "rl_learning_rate": 0.01,
     "sl_learning_rate": 0.01,
-    "min_buffer_size_to_learn": 1000,
-    "learn_every": 64,
-    "replay_buffer_capacity": 200_000,
-    "epsilon_decay_duration": 2_000_000,
     "optimizer_str": "sgd",
+    "loss_str": "mse",
+    "update_target_network_every": 19_200,
+    "discount_factor": 1.0,
+    "epsilon_decay_duration": 20_000_000,
+    "epsilon_start": 0.06,
+    "epsilon_end": 0.001,
+    "epsilon_decay_schedule_str": "linear",
 }
-"""OpenSpiel's NFSP example's settings for Leduc poker, the layers widened for this game."""
+"""OpenSpiel's NFSP example for Leduc poker (``open_spiel/python/examples/leduc_nfsp.py``), every
+flag as it sets it; its epsilon decays linearly (the example's TensorFlow DQN does; the PyTorch
+one used here decays exponentially unless told).  The reservoir takes an entry on about a tenth
+of the decisions (``anticipatory_param``): 2M entries, each a 669-float tensor, would be about
+12 GB, reached only past 20M decisions."""
+NFSP_SOURCE = "OpenSpiel's examples/leduc_nfsp.py (Leduc poker), every flag"
 
 
-class NFSPLearner:
-    """Both seats' NFSP agents on ``rl_environment``, trained in chunks (:meth:`train_until`)."""
+class Learner:
+    """What every learner shares: its default settings and their source, the unit it counts its
+    work in, the game variant and the settings it runs with (the defaults, changed)."""
 
-    settings = NFSP_SETTINGS
-    unit = "decisions"
+    defaults: dict[str, Any]
+    source: str
+    unit: str
     """The :meth:`progress` key that counts its work (the algorithm table's "decisions")."""
 
-    def __init__(self, seed: int = 0, round_limit: int | None = None, variant: str = FULL.name) -> None:
+    def __init__(self, round_limit: int | None, variant: str, settings: dict[str, Any] | None) -> None:
+        self.variant = variant
+        self.settings = {**self.defaults, **(settings or {})}
+        self.game = load_game(round_limit, variant)
+
+
+class NFSPLearner(Learner):
+    """Both seats' NFSP agents on ``rl_environment``, trained in chunks (:meth:`train_until`)."""
+
+    defaults, source, unit = NFSP_SETTINGS, NFSP_SOURCE, "decisions"
+
+    def __init__(
+        self,
+        seed: int = 0,
+        round_limit: int | None = None,
+        variant: str = FULL.name,
+        settings: dict[str, Any] | None = None,
+    ) -> None:
         from open_spiel.python import rl_environment
         from open_spiel.python.pytorch import nfsp
 
-        self.variant = variant
-        self.env = rl_environment.Environment(load_game(round_limit, variant), seed=seed)
+        super().__init__(round_limit, variant, settings)
+        self.env = rl_environment.Environment(self.game, seed=seed)
         size = self.env.observation_spec()["info_state"][0]
         actions = self.env.action_spec()["num_actions"]
-        self.agents = [nfsp.NFSP(p, size, actions, seed=seed + p, **NFSP_SETTINGS) for p in (0, 1)]
+        self.agents = [nfsp.NFSP(p, size, actions, seed=seed + p, **self.settings) for p in (0, 1)]
         self.decisions = self.episodes = 0
 
     def train_until(self, deadline: float | None = None, decisions: int | None = None) -> None:
@@ -117,15 +147,23 @@ class NFSPLearner:
 
 
 DEEP_CFR_SETTINGS: dict[str, Any] = {
-    "policy_network_layers": [256, 256],
-    "advantage_network_layers": [128, 128],
+    "policy_network_layers": [64, 64, 64],
+    "advantage_network_layers": [64, 64, 64],
     "num_iterations": 100,
-    "num_traversals": 40,
+    "num_traversals": 1500,
     "learning_rate": 1e-3,
-    "batch_size_advantage": 256,
-    "batch_size_strategy": 256,
+    "batch_size_advantage": 2048,
+    "batch_size_strategy": 2048,
     "memory_capacity": 1_000_000,
+    "policy_network_train_steps": 5000,
+    "advantage_network_train_steps": 750,
+    "reinitialize_advantage_networks": True,
 }
+"""The "recommended parameters" that OpenSpiel's Deep CFR example
+(``open_spiel/python/examples/deep_cfr_pytorch.py``) gives, from aicenter/openspiel_reproductions:
+three hidden layers of 64, 1,500 traversals an iteration, batches of 2,048, 750 advantage and
+5,000 policy training steps (``num_iterations`` is not used: the budget ends the run)."""
+DEEP_CFR_SOURCE = "the recommended parameters of OpenSpiel's examples/deep_cfr_pytorch.py"
 
 
 DEEP_STACK = 1 << 30
@@ -177,14 +215,19 @@ class DeadlineError(Exception):
     """Raised inside a traversal when the time is up."""
 
 
-class DeepCFRLearner:
+class DeepCFRLearner(Learner):
     """OpenSpiel's Deep CFR in chunks: iterations of traversals, each traversal cut off (and
     counted unfinished) when the chunk is over (its time, or its nodes)."""
 
-    settings = DEEP_CFR_SETTINGS
-    unit = "nodes"
+    defaults, source, unit = DEEP_CFR_SETTINGS, DEEP_CFR_SOURCE, "nodes"
 
-    def __init__(self, seed: int = 0, round_limit: int | None = None, variant: str = FULL.name) -> None:
+    def __init__(
+        self,
+        seed: int = 0,
+        round_limit: int | None = None,
+        variant: str = FULL.name,
+        settings: dict[str, Any] | None = None,
+    ) -> None:
         from open_spiel.python.pytorch import deep_cfr
 
         learner = self
@@ -196,8 +239,8 @@ class DeepCFRLearner:
                     raise DeadlineError
                 return super()._traverse_game_tree(state, player)
 
-        self.variant = variant
-        self.solver = Solver(load_game(round_limit, variant), seed=seed, **DEEP_CFR_SETTINGS)
+        super().__init__(round_limit, variant, settings)
+        self.solver = Solver(self.game, seed=seed, **self.settings)
         self.nodes = self.traversals = self.iterations = 0
         self.deadline: float | None = 0.0
         self.limit: int | None = None
@@ -213,7 +256,7 @@ class DeepCFRLearner:
         try:
             while self.nodes == 0 or not reached(self.deadline, self.limit, self.nodes):  # node 256 raises
                 for p in (0, 1):
-                    for _ in range(DEEP_CFR_SETTINGS["num_traversals"]):
+                    for _ in range(self.settings["num_traversals"]):
                         s._traverse_game_tree(s._root_node, p)
                         self.traversals += 1
                     s._reinitialize_advantage_network(p)
@@ -232,37 +275,34 @@ class DeepCFRLearner:
         return {"nodes": self.nodes, "traversals": self.traversals, "iterations": self.iterations}
 
 
-ESCHER_SETTINGS: dict[str, Any] = {
-    "value_traversals": 64,
-    "regret_traversals": 128,
-    "value_net": [256],
-    "regret_net": [256],
-    "avg_policy_net": [256, 256],
-    "value_batch_steps": 256,
-    "regret_batch_steps": 256,
-    "avg_policy_batch_steps": 1000,
-}
-"""Over OpenSpiel's ESCHER defaults (made for Kuhn poker): wider networks, fewer traversals an
-iteration so that several iterations fit the budget."""
+ESCHER_SETTINGS: dict[str, Any] = {}
+"""OpenSpiel's ESCHER as its example runs it (``open_spiel/python/examples/escher.py``:
+``escher.Config()`` untouched, 512 value and 1,024 regret traversals an iteration, networks of 64):
+nothing overridden.  The example's 100 iterations are not used: the budget ends the run."""
+ESCHER_SOURCE = "OpenSpiel's examples/escher.py: escher.Config() as it is"
 
 
-class ESCHERLearner:
+class ESCHERLearner(Learner):
     """OpenSpiel's ESCHER (sampled trajectories, a history value network): iterations until the
     deadline, then the average policy trained on what they gathered."""
 
-    settings = ESCHER_SETTINGS
-    unit = "states"
+    defaults, source, unit = ESCHER_SETTINGS, ESCHER_SOURCE, "states"
 
-    def __init__(self, seed: int = 0, round_limit: int | None = None, variant: str = FULL.name) -> None:
+    def __init__(
+        self,
+        seed: int = 0,
+        round_limit: int | None = None,
+        variant: str = FULL.name,
+        settings: dict[str, Any] | None = None,
+    ) -> None:
         from open_spiel.python.pytorch import escher
 
         np.random.seed(seed)  # ESCHER samples from numpy's global generator
         torch.manual_seed(seed)
         self.escher = escher
-        self.variant = variant
-        self.game = load_game(round_limit, variant)
+        super().__init__(round_limit, variant, settings)
         cfg = escher.Config()
-        for key, value in ESCHER_SETTINGS.items():
+        for key, value in self.settings.items():
             setattr(cfg, key, value)
         self.agent = escher.Agent(self.game, cfg)
         self.train_cfg = escher.TrainConfig(self.game)
@@ -291,7 +331,7 @@ class ESCHERLearner:
         return {"iterations": self.iterations, "states": int(self.agent.num_touched)}
 
 
-LEARNERS: dict[str, Callable[..., Any]] = {
+LEARNERS: dict[str, type[Learner]] = {
     "nfsp": NFSPLearner,
     "deep-cfr": DeepCFRLearner,
     "escher": ESCHERLearner,
@@ -300,9 +340,29 @@ LEARNERS: dict[str, Callable[..., Any]] = {
 ALGOS = (*LEARNERS, *UNRUNNABLE)
 
 
-def learner(name: str, seed: int = 0, round_limit: int | None = None, variant: str = FULL.name) -> Any:
-    """The learner ``name`` on ``variant``; ``ValueError`` naming the reason for one that cannot
-    run here, or what to install."""
+def learner_settings(name: str) -> dict[str, Any]:
+    """What the learner ``name`` runs with, every value (ESCHER's from ``escher.Config()``, so
+    the ``openspiel`` extra is needed), and the source it is taken from."""
+    cls = LEARNERS[name]
+    settings = dict(cls.defaults)
+    if cls is ESCHERLearner:
+        from open_spiel.python.pytorch import escher
+
+        config = escher.Config()
+        settings = {k: getattr(config, k) for k in dir(config) if not k.startswith("_")} | settings
+    return {"source": cls.source, **settings}
+
+
+def learner(
+    name: str,
+    seed: int = 0,
+    round_limit: int | None = None,
+    variant: str = FULL.name,
+    settings: dict[str, Any] | None = None,
+) -> Any:
+    """The learner ``name`` on ``variant``, ``settings`` changing some of its own (a sweep);
+    ``ValueError`` naming the reason for one that cannot run here, what to install, or a setting
+    it does not have or of another type."""
     if name in UNRUNNABLE:
         raise ValueError(f"{name} cannot learn python_hanamikoji: {UNRUNNABLE[name]}")
     if name not in LEARNERS:
@@ -313,8 +373,26 @@ def learner(name: str, seed: int = 0, round_limit: int | None = None, variant: s
         raise ValueError(
             "the OpenSpiel learners need OpenSpiel: pip install 'hanamikoji-env[openspiel]'"
         ) from None
+    check_settings(settings or {}, learner_settings(name), name)
     torch.set_num_threads(1)
-    return LEARNERS[name](seed=seed, round_limit=round_limit, variant=check_variant(variant).name)
+    return LEARNERS[name](
+        seed=seed, round_limit=round_limit, variant=check_variant(variant).name, settings=settings
+    )
+
+
+def check_settings(changes: dict[str, Any], defaults: dict[str, Any], name: str) -> None:
+    """``ValueError`` in one line for a change to a setting ``name`` does not have (``source``
+    included), or of another type than its default (an int where a float is, allowed)."""
+    for key, value in changes.items():
+        if key not in defaults or key == "source":
+            known = ", ".join(k for k in defaults if k != "source")
+            raise ValueError(f"{name} has no setting {short(key)}; its settings: {known}")
+        default = defaults[key]
+        same = type(value) is type(default) or (type(default) is float and type(value) is int)
+        if not same:
+            raise ValueError(
+                f"{name}'s {key} is a {type(default).__name__} (default {default!r}), got {short(value)}"
+            )
 
 
 def main(argv: list[str] | None = None) -> None:
