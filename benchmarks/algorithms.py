@@ -891,9 +891,9 @@ MAX_CURVES = 8
 
 
 METRICS = {
-    "vs_heuristic": "win rate against heuristic",
-    "vs_random": "win rate against random",
-    "nash_conv": "NashConv (exact; 0 at a Nash equilibrium)",
+    "vs_heuristic": "Win rate against heuristic",
+    "vs_random": "Win rate against random",
+    "nash_conv": "NashConv",
 }
 """What ``--plot`` draws (``--metric``): a curve column; NashConv is the mini rows' alone."""
 
@@ -921,7 +921,9 @@ def plot(path: Path, metric: str, variant: str, *outs: Path) -> int:
             rows.setdefault(result.parent.name, []).append(curve)
     if not rows:
         raise ValueError(f"no {variant} row budgeted in decisions under " + ", ".join(map(str, outs)))
-    measure = "exact, the policy sampled" if variant != FULL else "200 mirrored games"
+    measure = (
+        "exact, each policy as its learner defines it" if variant != FULL else "200 mirrored games a point"
+    )
     names = sorted(rows)
     panels = [names[k : k + MAX_CURVES] for k in range(0, len(names), MAX_CURVES)]
     fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 4.5), squeeze=False)
@@ -934,14 +936,14 @@ def plot(path: Path, metric: str, variant: str, *outs: Path) -> int:
             (line,) = ax.plot(grid, ys.mean(axis=0), label=label)
             ax.fill_between(grid, ys.min(axis=0), ys.max(axis=0), color=line.get_color(), alpha=0.2)
         ax.set_xlabel("environment decisions trained (the learner's own)")
-        ax.set_ylabel(f"{METRICS[metric]} ({measure})")
+        ax.set_ylabel(METRICS[metric] + (" (0 at a Nash equilibrium)" if metric == "nash_conv" else ""))
         if metric == "nash_conv":
             ax.set_yscale("log")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
     game = "the mini variant" if variant != FULL else "the full game"
     fig.suptitle(
-        f"{METRICS[metric].split(' (')[0].capitalize()} on {game}: the seeds' mean, their range as a band"
+        f"{METRICS[metric]} on {game}\n{measure}; the seeds' mean, their range as a band", fontsize=10
     )
     fig.tight_layout()
     fig.savefig(path, dpi=110)
