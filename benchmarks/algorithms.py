@@ -568,6 +568,7 @@ def openspiel(name: str) -> Algo:
 ALGOS: dict[str, Algo] = {
     "ppo-v1": ppo(1, warm=False),
     "ppo-v2": ppo(2, warm=False),
+    "ppo-v3": ppo(3, warm=False),
     "ppo-v1-warm": ppo(1, warm=True),
     "ppo-v2-warm": ppo(2, warm=True),
     "ppo-study-v1": ppo(1, warm=False, overrides=STUDY_PPO),

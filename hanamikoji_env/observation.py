@@ -28,6 +28,7 @@ take ``observation_version`` (default :data:`DEFAULT_VERSION`).
 |---|---|---|
 | 1 | 109 | the layout below |
 | 2 | 669 | perfect recall: version 1, then what I observed in each of the last 4 rounds |
+| 3 | 249 | version 1, then what I observed in this round (version 2's first round table): all that the rest of the game depends on |
 
 Observation vector of version 1 (``OBS_SIZE`` = 109):
 
@@ -407,20 +408,28 @@ ROUND_LAYOUT = _build(
 ROUND_SIZE = sum(f.length for f in ROUND_LAYOUT)
 _ROUND_HIGH = tuple(h for f in ROUND_LAYOUT for h in f.high)
 
-RECALL_LAYOUT = _build(
-    [
-        *((f.name, f.length, f.high, f.meaning) for f in OBS_LAYOUT),
-        *(
-            (
-                f"round_{j}",
-                ROUND_SIZE,
-                _ROUND_HIGH,
-                "this round (a round table)" if j == 0 else f"{j} round{'s' * (j > 1)} before this one",
-            )
-            for j in range(RECALL_ROUNDS)
-        ),
-    ]
-)
+
+def _recall_layout(rounds: int) -> tuple[Field, ...]:
+    """Version 1's layout, then one round table for each of the last ``rounds`` rounds."""
+    return _build(
+        [
+            *((f.name, f.length, f.high, f.meaning) for f in OBS_LAYOUT),
+            *(
+                (
+                    f"round_{j}",
+                    ROUND_SIZE,
+                    _ROUND_HIGH,
+                    "this round (a round table)" if j == 0 else f"{j} round{'s' * (j > 1)} before this one",
+                )
+                for j in range(rounds)
+            ),
+        ]
+    )
+
+
+RECALL_LAYOUT = _recall_layout(RECALL_ROUNDS)
+CURRENT_LAYOUT = _recall_layout(1)
+"""Version 3's layout: version 1's, then this round's table alone."""
 RECALL_SIZE = sum(f.length for f in RECALL_LAYOUT)
 
 _R = {f.name: np.int64(f.offset) for f in ROUND_LAYOUT}
@@ -440,10 +449,23 @@ B_OPP_GIFT_TAKEN, B_OPP_COMP_TAKEN = _R["opp_gift_taken"], _R["opp_comp_taken"]
 def encode_row_v2(s, i, seat, o, m):
     """Version 2 of ``seat``'s observation of row ``i``: version 1's, then what it has observed
     in each of the last :data:`RECALL_ROUNDS` rounds, read from the engine's log."""
+    encode_recall(s, i, seat, o, m, RECALL_ROUNDS)
+
+
+@njit(cache=True)
+def encode_row_v3(s, i, seat, o, m):
+    """Version 3 of ``seat``'s observation of row ``i``: version 1's, then what it has observed
+    in this round (version 2's first round table)."""
+    encode_recall(s, i, seat, o, m, 1)
+
+
+@njit(cache=True)
+def encode_recall(s, i, seat, o, m, rounds):
+    """Version 1's observation, then a round table for each of the last ``rounds`` rounds."""
     encode_row(s, i, seat, o, m)  # zeroes all of ``o``
     current = s[i, C_ROUND]
     phase = s[i, C_PHASE]
-    for j in range(RECALL_ROUNDS):
+    for j in range(rounds):
         rnd = current - j
         if rnd < 1:
             break
@@ -506,6 +528,13 @@ def encode_rows_v2(s, seats, obs, mask):
         encode_row_v2(s, i, seats[i], obs[i], mask[i])
 
 
+@njit(cache=True)
+def encode_rows_v3(s, seats, obs, mask):
+    """:func:`encode_row_v3` for every row ``i`` of ``s``, as ``seats[i]``."""
+    for i in range(s.shape[0]):
+        encode_row_v3(s, i, seats[i], obs[i], mask[i])
+
+
 # -------------------------------------------------------------- versions ---
 
 
@@ -549,6 +578,7 @@ class ObservationVersion:
 VERSIONS: dict[int, ObservationVersion] = {
     1: ObservationVersion(1, OBS_LAYOUT, encode_row, encode_rows),
     2: ObservationVersion(2, RECALL_LAYOUT, encode_row_v2, encode_rows_v2, (ROUND_LAYOUT,)),
+    3: ObservationVersion(3, CURRENT_LAYOUT, encode_row_v3, encode_rows_v3, (ROUND_LAYOUT,)),
 }
 """Every observation version by number; adding one is a layout, its kernels and a line here
 (and its row in the versions table above)."""

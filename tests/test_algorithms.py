@@ -17,6 +17,7 @@ SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "algorithms.py"
 ALGOS = [
     "ppo-v1",
     "ppo-v2",
+    "ppo-v3",
     "ppo-v1-warm",
     "ppo-v2-warm",
     "ppo-study-v1",

@@ -41,6 +41,31 @@ def test_a_new_version_runs_in_the_env_and_the_batch_engine_alike() -> None:
         venv.step(np.array([a]))
 
 
+def test_version_3_is_version_2_without_the_past_rounds() -> None:
+    """Version 3 is version 2's first 249 entries (version 1, this round's table) at every decision
+    of whole games, in the env and the batch engine alike; what it leaves out is past rounds only."""
+    v3 = observation.VERSIONS[3]
+    assert v3.size == OBS_SIZE + observation.ROUND_SIZE == 249
+    rng = np.random.default_rng(5)
+    decks = [shuffled_deck(rng) for _ in range(20)]
+    e = raw_env(observation_version=2)
+    e.reset(seed=3, options={"decks": decks})
+    venv = BatchEngine(1, seed=0, observation_version=3)
+    venv.reset(decks=[decks])
+    rounds, steps = set(), 0
+    while not all(e.terminations.values()):
+        agent = e.agent_selection
+        two, three = e.observe(agent)["observation"], e.observe(agent, 3)["observation"]
+        v_obs, _ = venv.observe(np.array([aec.AGENTS.index(agent)]))
+        assert three.shape == (249,) and (three == two[:249]).all() and (v_obs[0] == three).all()
+        rounds.add(int(two[observation.OFFSETS["round"].start]))
+        a = int(random_actions(e.observe(agent)["action_mask"][None], rng)[0])
+        e.step(a)
+        venv.step(np.array([a]))
+        steps += 1
+    assert len(rounds) >= 2 and steps > 40  # past rounds were there to leave out
+
+
 def test_a_checkpoint_records_its_version_and_plays_in_any_env(tmp_path) -> None:
     torch.manual_seed(0)
     save_checkpoint(tmp_path / "v2.pt", PolicyNet(16, 1, observation_version=2))
@@ -70,7 +95,7 @@ def test_a_checkpoint_records_its_version_and_plays_in_any_env(tmp_path) -> None
 def test_a_checkpoint_of_an_unknown_version_is_refused(tmp_path, monkeypatch) -> None:
     save_checkpoint(tmp_path / "v2.pt", PolicyNet(16, 1, observation_version=2))
     monkeypatch.delitem(observation.VERSIONS, 2)
-    with pytest.raises(CheckpointError, match=r"reads observation version 2; .* knows versions \[1\]"):
+    with pytest.raises(CheckpointError, match=r"reads observation version 2; .* knows versions \[1, 3\]"):
         load_checkpoint(tmp_path / "v2.pt")
 
 
@@ -90,12 +115,12 @@ def test_checkpoints_load_whatever_the_package_version(tmp_path) -> None:
 
 def test_unknown_observation_versions_are_refused_everywhere() -> None:
     for make in (
-        lambda: raw_env(observation_version=3),
-        lambda: BatchEngine(2, observation_version=3),
-        lambda: PolicyNet(16, 1, observation_version=3),
+        lambda: raw_env(observation_version=4),
+        lambda: BatchEngine(2, observation_version=4),
+        lambda: PolicyNet(16, 1, observation_version=4),
         lambda: observation.observation_space(True),
     ):
-        with pytest.raises(ValueError, match=r"observation_version must be one of \[1, 2\]"):
+        with pytest.raises(ValueError, match=r"observation_version must be one of \[1, 2, 3\]"):
             make()
 
 
