@@ -4,6 +4,7 @@ rots), and bad input is one line."""
 from __future__ import annotations
 
 import csv
+import importlib.util
 import json
 import re
 import subprocess
@@ -258,9 +259,9 @@ def test_the_table_command_reruns_the_row_into_its_own_folder(tmp_path, monkeypa
     ]
 
 
-MINI_ROWS = ["ppo-v1", "os-nfsp"]
-"""Our trainer's checkpoints and OpenSpiel's networks, each sampled; the other learners' mini envs
-are tested where they are built (test_cleanrl.py, test_clients.py, test_distributed.py)."""
+MINI_ROWS = ["ppo-v1"]
+"""Our trainer's checkpoints, sampled; OpenSpiel's networks in the sweep test below, the other
+learners' mini envs where they are built (test_cleanrl.py, test_clients.py, test_distributed.py)."""
 
 
 @pytest.mark.slow(10)
@@ -307,12 +308,8 @@ def test_a_row_on_the_mini_variant_is_measured_exactly(algo: str, tmp_path, monk
     ("args", "message"),
     [
         (["--algo", "sb3-maskable-ppo", "--set", "n_steps=8"], "sb3-maskable-ppo takes no --set"),
-        (["--algo", "ppo-v1", "--set", "learning_rate"], "--set takes KEY=VALUE, got 'learning_rate'"),
-        (["--algo", "ppo-v1", "--set", "seed=3"], "--set cannot change seed: the row sets it"),
         (["--algo", "ppo-v1", "--set", "lerning_rate=0.1"], "unknown keys ['lerning_rate']"),
         (["--algo", "os-nfsp", "--set", "anticipatory=0.2"], "nfsp has no setting 'anticipatory'"),
-        (["--algo", "os-nfsp", "--set", "anticipatory_param=high"], "anticipatory_param is a float"),
-        (["--algo", "os-escher", "--set", "source=me"], "escher has no setting 'source'"),
     ],
 )
 def test_a_bad_setting_is_one_line_and_leaves_no_row(args: list[str], message: str, tmp_path) -> None:
@@ -321,6 +318,32 @@ def test_a_bad_setting_is_one_line_and_leaves_no_row(args: list[str], message: s
     out = run(*args, "--decisions", "3000", "--out", "rows", cwd=tmp_path)
     assert out.returncode == 2 and message in out.stderr.strip().splitlines()[-1]
     assert not any((tmp_path / "rows").glob("*/result.json")) and not any((tmp_path / "rows").glob("*/*"))
+
+
+def test_settings_are_read_and_checked_before_anything_trains(tmp_path) -> None:
+    """``--set`` words: JSON values, else strings; a word without ``=``, a key a row sets itself, a
+    learner's unknown key or a value of another type than the default are one-line errors."""
+    algorithms = harness()
+    from hanamikoji_env.training.openspiel_learners import check_settings, learner_settings
+
+    assert algorithms.parse_changes(["a=0.2", "b=[32,32]", "c=true", "d=adam"]) == {
+        "a": 0.2, "b": [32, 32], "c": True, "d": "adam"
+    }  # fmt: skip
+    with pytest.raises(ValueError, match="--set takes KEY=VALUE, got 'learning_rate'"):
+        algorithms.parse_changes(["learning_rate"])
+    with pytest.raises(ValueError, match="--set cannot change seed: the row sets it"):
+        algorithms.ALGOS["ppo-v1"].train(tmp_path, algorithms.Budget(1, 1), 0, None, "full", {"seed": 3})
+    nfsp = {"source": "x", "anticipatory_param": 0.1, "hidden_layers_sizes": [128]}
+    check_settings({"anticipatory_param": 1, "hidden_layers_sizes": [32]}, nfsp, "nfsp")  # an int for a float
+    for changes, message in [
+        ({"anticipatory_param": "high"}, "nfsp's anticipatory_param is a float (default 0.1), got 'high'"),
+        ({"source": "me"}, "nfsp has no setting 'source'"),
+        ({"hidden_layers_sizes": 64}, "hidden_layers_sizes is a list"),
+    ]:
+        with pytest.raises(ValueError, match=re.escape(message)):
+            check_settings(changes, nfsp, "nfsp")
+    if importlib.util.find_spec("open_spiel") is not None:
+        assert learner_settings("escher")["regret_traversals"] == 1024  # escher.Config()'s own
 
 
 @pytest.mark.slow(5)
@@ -340,6 +363,15 @@ def test_changed_settings_make_rows_of_their_own_that_say_their_source(tmp_path)
     assert results["os-nfsp"]["settings"]["hidden_layers_sizes"] == [128]  # the example's
     assert results[changed]["settings"]["hidden_layers_sizes"] == [32, 32]
     assert results[changed]["changes"] == {"anticipatory_param": 0.2, "hidden_layers_sizes": [32, 32]}
+    # measured exactly, the average policy sampled, as exact.exploitability measures the same player
+    from hanamikoji_env import exact
+    from hanamikoji_env.bots.spec import parse_player
+
+    base = results["os-nfsp"]
+    assert base["player"].startswith("sampled:ckpt=") and base["games"] is None
+    player = parse_player(base["player"].replace("ckpt=", f"ckpt={tmp_path}/", 1)).make(0, None)
+    assert player.greedy is False and player.variant == "mini"
+    assert base["exact"]["nash_conv"] == pytest.approx(exact.exploitability(player).nash_conv, abs=1e-9)
     table = run("--table", "rows", cwd=tmp_path).stdout
     assert "| os-nfsp | 500 decisions |" in table
     assert "| os-nfsp (anticipatory_param=0.2, hidden_layers_sizes=[32, 32]) | 500 decisions |" in table

@@ -16,6 +16,11 @@ network as ``policy.mlp``, a ``ckpt:`` player (:mod:`hanamikoji_env.bots.mlp`, g
   traverser's regrets thanks to a history value network over both players' tensors).
 - ``neurd``: not runnable here, with the reason (:data:`UNRUNNABLE`).
 
+Each runs the settings of a named source, every value (:data:`NFSP_SETTINGS`,
+:data:`DEEP_CFR_SETTINGS`, :data:`ESCHER_SETTINGS`; :func:`learner_settings` gives them with the
+source), changed only where ``learner(..., settings=)`` says (a sweep: the algorithm table's
+``--set``); ``--variant mini`` learns the mini variant, and the ``.mlp`` it writes names it.
+
 Every learner stops after ``--decisions`` of its own unit of work (NFSP: decisions of the game;
 Deep CFR: tree nodes walked, each a state of the game stepped to; ESCHER: states touched), or at
 ``--minutes`` of wall time (ESCHER, whose iterations cannot be cut short, after the last one that
@@ -391,7 +396,7 @@ def check_settings(changes: dict[str, Any], defaults: dict[str, Any], name: str)
         same = type(value) is type(default) or (type(default) is float and type(value) is int)
         if not same:
             raise ValueError(
-                f"{name}'s {key} is a {type(default).__name__} (default {default!r}), got {short(value)}"
+                f"{name}'s {key} is a {type(default).__name__} (default {short(default)}), got {short(value)}"
             )
 
 
