@@ -238,7 +238,7 @@ def exploitability(target: Any, variant: str = MINI.name, local: bool = False) -
     ``play_probabilities``, or a :data:`Target` function) playing both seats of ``variant``; with
     ``local``, the local best responses (:func:`local_best_response`) instead: what they find,
     at most the exact value."""
-    fn = target if not hasattr(target, "play_probabilities") else player_target(target, variant)
+    fn = as_target(target, variant)
     tree = game_tree(variant)
     probs = target_probabilities(tree, fn)
     respond = local_best_response if local else best_response
@@ -260,10 +260,7 @@ def head_to_head(target: Any, opponent: Any, variant: str = MINI.name) -> float:
     loss 0; each a bot with ``play_probabilities`` or a :data:`Target`), both seatings equally
     likely: what infinitely many mirrored games would give, with no sampling error."""
     tree = game_tree(variant)
-    mine, theirs = (
-        target_probabilities(tree, p if not hasattr(p, "play_probabilities") else player_target(p, variant))
-        for p in (target, opponent)
-    )
+    mine, theirs = (target_probabilities(tree, as_target(p, variant)) for p in (target, opponent))
     returns = []
     for seat in (0, 1):
         own = (tree.info_mover == seat)[:, None]
@@ -473,6 +470,11 @@ def decks_of(variant: Variant) -> int:
     for c in variant.values:
         total //= math.factorial(c)
     return total
+
+
+def as_target(player: Any, variant: str = MINI.name) -> Target:
+    """``player`` as a :data:`Target`: a bot through :func:`player_target`, a function as it is."""
+    return player_target(player, variant) if hasattr(player, "play_probabilities") else player
 
 
 def player_target(bot: Any, variant: str = MINI.name) -> Target:

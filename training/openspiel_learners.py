@@ -102,17 +102,6 @@ class Learner:
     unit: str
     """The :meth:`progress` key that counts its work (the algorithm table's "decisions")."""
 
-    def __init__(self, round_limit: int | None, variant: str, settings: dict[str, Any] | None) -> None:
-        self.variant = variant
-        self.settings = {**self.defaults, **(settings or {})}
-        self.game = load_game(round_limit, variant)
-
-
-class NFSPLearner(Learner):
-    """Both seats' NFSP agents on ``rl_environment``, trained in chunks (:meth:`train_until`)."""
-
-    defaults, source, unit = NFSP_SETTINGS, NFSP_SOURCE, "decisions"
-
     def __init__(
         self,
         seed: int = 0,
@@ -120,10 +109,25 @@ class NFSPLearner(Learner):
         variant: str = FULL.name,
         settings: dict[str, Any] | None = None,
     ) -> None:
+        self.variant = variant
+        self.settings = {**self.defaults, **(settings or {})}
+        self.game = load_game(round_limit, variant)
+        self.start(seed)
+
+    def start(self, seed: int) -> None:
+        """The learner's own set-up on :attr:`game` with :attr:`settings`, seeded."""
+        raise NotImplementedError
+
+
+class NFSPLearner(Learner):
+    """Both seats' NFSP agents on ``rl_environment``, trained in chunks (:meth:`train_until`)."""
+
+    defaults, source, unit = NFSP_SETTINGS, NFSP_SOURCE, "decisions"
+
+    def start(self, seed: int) -> None:
         from open_spiel.python import rl_environment
         from open_spiel.python.pytorch import nfsp
 
-        super().__init__(round_limit, variant, settings)
         self.env = rl_environment.Environment(self.game, seed=seed)
         size = self.env.observation_spec()["info_state"][0]
         actions = self.env.action_spec()["num_actions"]
@@ -226,13 +230,7 @@ class DeepCFRLearner(Learner):
 
     defaults, source, unit = DEEP_CFR_SETTINGS, DEEP_CFR_SOURCE, "nodes"
 
-    def __init__(
-        self,
-        seed: int = 0,
-        round_limit: int | None = None,
-        variant: str = FULL.name,
-        settings: dict[str, Any] | None = None,
-    ) -> None:
+    def start(self, seed: int) -> None:
         from open_spiel.python.pytorch import deep_cfr
 
         learner = self
@@ -244,7 +242,6 @@ class DeepCFRLearner(Learner):
                     raise DeadlineError
                 return super()._traverse_game_tree(state, player)
 
-        super().__init__(round_limit, variant, settings)
         self.solver = Solver(self.game, seed=seed, **self.settings)
         self.nodes = self.traversals = self.iterations = 0
         self.deadline: float | None = 0.0
@@ -293,19 +290,12 @@ class ESCHERLearner(Learner):
 
     defaults, source, unit = ESCHER_SETTINGS, ESCHER_SOURCE, "states"
 
-    def __init__(
-        self,
-        seed: int = 0,
-        round_limit: int | None = None,
-        variant: str = FULL.name,
-        settings: dict[str, Any] | None = None,
-    ) -> None:
+    def start(self, seed: int) -> None:
         from open_spiel.python.pytorch import escher
 
         np.random.seed(seed)  # ESCHER samples from numpy's global generator
         torch.manual_seed(seed)
         self.escher = escher
-        super().__init__(round_limit, variant, settings)
         cfg = escher.Config()
         for key, value in self.settings.items():
             setattr(cfg, key, value)
