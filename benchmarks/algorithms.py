@@ -18,7 +18,9 @@ Then every snapshot plays ``random`` and ``heuristic`` (``--curve-games`` mirror
 for ``curve.csv`` (the training curves' format: hanamikoji-plot draws it), and the last one plays
 ``random``, ``heuristic``, ``search`` and the shipped agent (``pretrained``), ``--games``
 mirrored games each, for ``result.json`` (win rates with 95% Wilson intervals, budget, decisions,
-wall and CPU seconds, settings, command, ``core_speed``).  The rows and their settings are
+wall and CPU seconds, settings, command, ``core_speed``); a snapshot plays greedy, as an agent is
+shipped, but an average policy (:attr:`Algo.average`), which plays sampled.  ``exploit_rows.py``
+then measures each row's exploitability on the full game (lbr and rl), which ``--table`` shows.  The rows and their settings are
 :data:`ALGOS`; every learner starts from a random network and plays itself (its snapshots), so
 the table compares algorithms, not teachers, except where a row says ``warm`` (the imitation warm
 start from the heuristic, counted in its budget).
@@ -65,6 +67,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from exploit_rows import DECISIONS as EXPLOIT_DECISIONS
+from exploit_rows import GAMES as EXPLOIT_GAMES
 from vector_speed import vector_rate
 
 OPPONENTS = ("random", "heuristic", "search", "pretrained")
@@ -175,6 +179,10 @@ class Algo:
     sampled: bool = True
     """Its policy is a distribution (a policy gradient's, an average policy), measured on the mini
     variant sampled; a Q-learner's is its greedy choice."""
+    average: bool = False
+    """Its policy is an average policy (NFSP's, Deep CFR's, ESCHER's), defined only as a
+    distribution: it plays sampled on the full game too, where the others play greedy, as an agent
+    is shipped."""
 
 
 def kept(folder: Path) -> list[Snapshot]:
@@ -207,7 +215,6 @@ PPO_SETTINGS: dict[str, Any] = {
     "pool_size": 20,
     "eval_every": 0,
     "checkpoint_every": 10**6,
-    "total_decisions": 10**12,
 }
 """Our PPO from nothing: self-play against itself and a pool of its snapshots, no bots."""
 WARM = {"teacher": "heuristic", "imitation_decisions": 1_500_000}
@@ -264,6 +271,7 @@ def ppo(version: int, warm: bool, overrides: dict[str, Any] | None = None) -> Al
             "run_name": "run",
             "runs_dir": str(folder),
             "variant": variant,
+            "total_decisions": 10**12,  # the row stops itself at its budget
         }
         if budget.decisions is not None and run.get("anneal_lr"):
             run["total_decisions"] = budget.decisions  # the learning rate reaches 0 at the budget
@@ -309,6 +317,7 @@ def sb3_train(
 ) -> list[Snapshot]:
     import torch
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import Logger
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from hanamikoji_env.bots.sb3 import SB3Bot
@@ -325,6 +334,7 @@ def sb3_train(
         learning_rate=s["learning_rate"], gamma=s["gamma"], gae_lambda=s["gae_lambda"], ent_coef=s["ent_coef"],
         policy_kwargs={"net_arch": list(s["net_arch"])}, seed=seed, verbose=0,
     )  # fmt: skip
+    model.set_logger(Logger(folder=None, output_formats=[]))  # SB3's default makes a /tmp folder a learn()
     rollout = s["n_envs"] * s["n_steps"]
     start, snapshots, rollouts = time.perf_counter(), [], 1
     while not snapshots or not budget.spent(time.perf_counter(), model.num_timesteps):  # at least one
@@ -508,12 +518,13 @@ def tianshou_ppo_train(
 
 
 def cleanrl_settings() -> dict[str, Any]:
-    """examples/cleanrl_ppo.py's ``Args`` as the file has them (``opponent: self``)."""
+    """examples/cleanrl_ppo.py's ``Args`` as the file has them (``opponent: self``), but those the
+    row sets itself (the seed, the game, the length)."""
     from dataclasses import asdict
 
     from hanamikoji_env.examples.cleanrl_ppo import Args
 
-    return {k: v for k, v in asdict(Args()).items() if k not in ("seed", "updates")}
+    return {k: v for k, v in asdict(Args()).items() if k not in ("seed", "variant", "updates")}
 
 
 def cleanrl_train(
@@ -562,7 +573,9 @@ def openspiel(name: str) -> Algo:
         (folder / "progress.json").write_text(json.dumps(run.progress()))
         return snapshots
 
-    return Algo(train, lambda: learners.learner_settings(name), "openspiel", variants=BOTH, tunable=True)
+    return Algo(
+        train, lambda: learners.learner_settings(name), "openspiel", variants=BOTH, tunable=True, average=True
+    )
 
 
 ALGOS: dict[str, Algo] = {
@@ -726,7 +739,8 @@ def run_row(
     if not snapshots:
         raise RuntimeError(f"{name} kept no snapshot")
     exact = variant != FULL
-    measured = sampled if algo.sampled else (lambda spec: spec)  # the policy as its learner defines it
+    # the policy as its learner defines it: on the full game greedy as shipped, but an average policy
+    measured = sampled if (algo.sampled if exact else algo.average) else (lambda spec: spec)
     with (folder / "curve.csv").open("w", newline="") as f:  # hanamikoji-plot's columns
         writer = csv.writer(f)
         columns = [*(f"vs_{o}" for o in CURVE_OPPONENTS), *(["nash_conv"] if exact else [])]
@@ -735,7 +749,7 @@ def run_row(
             if exact:
                 found = last_exact = exact_scores(measured(snap.spec), variant)
             else:
-                rates = score(snap.spec, CURVE_OPPONENTS, curve_games, seed)
+                rates = score(measured(snap.spec), CURVE_OPPONENTS, curve_games, seed)
                 found = {f"vs_{o}": rates[o]["win_rate"] for o in CURVE_OPPONENTS}
             digits = 5 if exact else 3
             writer.writerow([f"{snap.seconds:.1f}", k + 1, snap.decisions, name,
@@ -755,7 +769,7 @@ def run_row(
         "core_speed": round(speed),
         "decisions": last.decisions,
         "snapshots": len(snapshots),
-        "player": last.spec,
+        "player": measured(last.spec),
         "games": games,
         "seed": seed,
         "changes": changes,
@@ -763,9 +777,9 @@ def run_row(
         "command": " ".join(["python benchmarks/algorithms.py", *sys.argv[1:]]),
     }
     if exact:  # measured exactly: no games, no intervals
-        result.update(games=None, player=measured(last.spec), exact=last_exact)
+        result.update(games=None, exact=last_exact)
     else:
-        result["scores"] = score(last.spec, OPPONENTS, games, seed)
+        result["scores"] = score(result["player"], OPPONENTS, games, seed)
     (folder / "result.json").write_text(json.dumps(result, indent=2))
     return result
 
@@ -815,6 +829,11 @@ def table(*outs: Path) -> str:
     for out in outs:
         for path in out.glob("*/result.json"):
             r = json.loads(path.read_text())
+            r["exploit"] = {  # benchmarks/exploit_rows.py's estimates, where measured
+                m: json.loads(e.read_text())
+                for m in ("lbr", "rl")
+                if (e := path.parent / f"exploit-{m}.json").is_file()
+            }
             changes = json.dumps(r.get("changes") or {}, sort_keys=True)
             key = (
                 r.get("variant", FULL),
@@ -831,10 +850,11 @@ def table(*outs: Path) -> str:
     parts = []
     if full or not mini:
         head = "| algorithm | budget | seeds | decisions | " + " | ".join(f"vs {o}" for o in OPPONENTS)
+        head += f" | lbr, {EXPLOIT_GAMES} games | rl, {EXPLOIT_DECISIONS / 1e6:g}M decisions"
         head += " | heuristic, half budget → end (curve) | command |"
-        lines = [head, "|---" * (6 + len(OPPONENTS)) + "|"]
+        lines = [head, "|---" * (8 + len(OPPONENTS)) + "|"]
         lines += [
-            _line(runs, [(o, lambda x, o=o: x["scores"][o]) for o in OPPONENTS], "vs_heuristic")
+            _line(runs, [(o, lambda x, o=o: x["scores"][o]) for o in OPPONENTS], "vs_heuristic", exploit=True)
             for _, runs in full
         ]
         parts.append("\n".join(lines))
@@ -851,10 +871,16 @@ def table(*outs: Path) -> str:
     return "\n\n".join(parts)
 
 
-def _line(runs: list[tuple[Path, dict]], metrics: list[tuple[str, Callable[[dict], Any]]], trend: str) -> str:
+def _line(
+    runs: list[tuple[Path, dict]],
+    metrics: list[tuple[str, Callable[[dict], Any]]],
+    trend: str,
+    exploit: bool = False,
+) -> str:
     """One line of :func:`table`: the seeds ``runs`` of one row and budget; each metric a win rate
     with its interval (one seed, games played), an exact number (one seed, measured exactly), or
-    the seeds' mean and range; ``trend``, the curve's column shown at half budget and the end."""
+    the seeds' mean and range; ``exploit``: then lbr's and rl's estimates (:func:`exploit_cell`);
+    ``trend``, the curve's column shown at half budget and the end."""
     runs = sorted(runs, key=lambda pr: pr[1].get("seed", DEFAULT_SEED))
     r = runs[0][1]
     digits = 4 if trend == "nash_conv" else 3
@@ -871,6 +897,8 @@ def _line(runs: list[tuple[Path, dict]], metrics: list[tuple[str, Callable[[dict
             cells.append(f"{v['win_rate']:.3f} [{v['ci95'][0]:.3f}, {v['ci95'][1]:.3f}]")
         else:
             cells.append(f"{values[0]:.{digits}f}")
+    if exploit:
+        cells += [exploit_cell([x["exploit"].get(m) for _, x in runs], m) for m in ("lbr", "rl")]
     decisions = round(sum(x["decisions"] for _, x in runs) / len(runs))
     if r.get("budget_decisions"):
         budget = f"{r['budget_decisions']:,} decisions"
@@ -885,6 +913,30 @@ def _line(runs: list[tuple[Path, dict]], metrics: list[tuple[str, Callable[[dict
     changed = ", ".join(f"{k}={json.dumps(v)}" for k, v in sorted((r.get("changes") or {}).items()))
     name = f"{r['algo']} ({changed})" if changed else r["algo"]
     return "| " + " | ".join([name, budget, seeds, f"{decisions:,}", *cells, trend_cell, commands]) + " |"
+
+
+def exploit_cell(found: list[dict | None], method: str) -> str:
+    """A row's ``method`` estimates over its seeds (None: a seed not measured): one seed's score
+    with its interval, or the seeds' mean and range, "(k of n seeds)" where some are missing, the
+    budget where it is not the column's; "cannot apply" where the method refused the player."""
+    done = [f for f in found if f is not None]
+    if not done:
+        return "not measured"
+    if any("refused" in f for f in done):
+        return "cannot apply"
+    scores = [f["br_score"] for f in done]
+    if len(done) == 1:
+        low, high = done[0]["ci95"]
+        cell = f"{scores[0]:.3f} [{low:.3f}, {high:.3f}]"
+    else:
+        cell = f"{sum(scores) / len(scores):.3f} ({min(scores):.3f}-{max(scores):.3f})"
+    if len(done) < len(found):
+        cell += f" ({len(done)} of {len(found)} seeds)"
+    budgets = {f["games"] if method == "lbr" else f["decisions"] for f in done}
+    if budgets != {EXPLOIT_GAMES if method == "lbr" else EXPLOIT_DECISIONS}:
+        unit = "games" if method == "lbr" else "decisions"
+        cell += " at " + "/".join(f"{b:,}" for b in sorted(budgets)) + f" {unit}"
+    return cell
 
 
 MAX_CURVES = 8

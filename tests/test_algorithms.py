@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import importlib.util
 import json
+import os
 import re
 import subprocess
 import sys
@@ -34,10 +35,11 @@ ALGOS = [
 ]
 
 
-def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+def run(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, cwd=cwd, timeout=600
-    )
+        [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, cwd=cwd, timeout=600,
+        env=None if env is None else {**os.environ, **env},
+    )  # fmt: skip
 
 
 SMALLER = {"os-escher": ["--set", "regret_traversals=16", "--set", "value_traversals=8"]}
@@ -45,19 +47,36 @@ SMALLER = {"os-escher": ["--set", "regret_traversals=16", "--set", "value_traver
 the example's 1,536 traversals of the full game takes minutes)."""
 
 
+SAME_TRAINER = {
+    "ppo-v2": "ppo-v1",
+    "ppo-v3": "ppo-v1",
+    "ppo-v2-warm": "ppo-v1-warm",
+    "ppo-study-v1": "mmd-study-v1",
+}
+"""Rows whose training runs the code of another row run below (our PPO trainer at another
+observation version, or without the magnet): their settings are checked to make a valid
+training config instead (test_the_rows_sharing_a_trainer_make_valid_configs)."""
+
+
 @pytest.mark.slow(15)
-@pytest.mark.parametrize("algo", ALGOS)
+@pytest.mark.parametrize("algo", [a for a in ALGOS if a not in SAME_TRAINER])
 def test_every_row_trains_its_decisions_keeps_snapshots_and_scores_them(algo: str, tmp_path) -> None:
     changes = SMALLER.get(algo, [])
+    (tmp_path / "tmp").mkdir()
     out = run("--algo", algo, "--decisions", "3000", "--out", "rows", "--games", "2", "--curve-games", "2",
-              "--points", "2", *changes, cwd=tmp_path)  # fmt: skip
+              "--points", "2", *changes, cwd=tmp_path, env={"TMPDIR": str(tmp_path / "tmp")})  # fmt: skip
     assert out.returncode == 0, out.stderr
+    assert not list((tmp_path / "tmp").glob("SB3-*"))  # no log folder left behind a learn() call
     folder = next((tmp_path / "rows").iterdir())
     result = json.loads((folder / "result.json").read_text())
     assert result["algo"] == algo and result["snapshots"] >= 1 and result["budget_decisions"] == 3000
     assert result["decisions"] >= 3000  # the budget was spent, not skipped
     assert set(result["scores"]) == {"random", "heuristic", "search", "pretrained"}
     assert all(s["games"] == 2 for s in result["scores"].values())
+    # scored as its learner defines its policy: an average policy sampled, the others greedy as shipped
+    assert result["player"].startswith("sampled:ckpt=" if algo.startswith("os-") else "ckpt:"), result[
+        "player"
+    ]
     assert result["trained_cpu_seconds"] > 0 and result["trained_seconds"] > 0  # reported beside
     with (folder / "curve.csv").open() as f:
         curve = list(csv.DictReader(f))
@@ -71,6 +90,29 @@ def test_every_row_trains_its_decisions_keeps_snapshots_and_scores_them(algo: st
         f"`python benchmarks/algorithms.py --algo {algo} --decisions 3000 {words + ' ' if words else ''}--out rows --games 2`"
         in table
     )
+
+
+def test_the_rows_sharing_a_trainer_make_valid_configs(tmp_path) -> None:
+    """Each row that the test above leaves to another's run: its settings, as its ``train`` sets
+    them, make a training config (a renamed or mistyped key would fail here), and they differ
+    from that row's in what the row is for."""
+    from hanamikoji_env.training.config import Config
+
+    algorithms = harness()
+    for name, like in SAME_TRAINER.items():
+        settings = algorithms.ALGOS[name].settings
+        assert isinstance(settings, dict) and settings != algorithms.ALGOS[like].settings
+        fixed = {
+            "seed": 0,
+            "run_name": name,
+            "runs_dir": str(tmp_path),
+            "variant": "full",
+            "total_decisions": 10**6,
+        }
+        cfg = Config.from_dict({**settings, **fixed})
+        assert cfg.observation_version == settings["observation_version"]
+    assert algorithms.ALGOS["ppo-v3"].settings["observation_version"] == 3
+    assert "magnet_coef" not in algorithms.ALGOS["ppo-study-v1"].settings
 
 
 @pytest.mark.slow(5)
@@ -103,6 +145,18 @@ def test_the_rows_are_the_documented_ones() -> None:
     first_cells = [line.split("|")[1] for line in settings.splitlines() if line.startswith("| `")]
     documented = {name for cell in first_cells for name in re.findall(r"`([a-z0-9-]+)`", cell)}
     assert documented == set(ALGOS)  # every row's settings are on the page, and no other
+
+
+def test_no_row_records_a_setting_that_its_command_sets() -> None:
+    """A result's settings are what the row learned with: the seed, the game and the budget come
+    from the command (``--seed``, ``--variant``, ``--decisions``), so a settings block that held
+    its default (``variant: full`` in a mini row) would say the wrong thing."""
+    algorithms = harness()
+    for name, algo in algorithms.ALGOS.items():
+        if algo.extra == "openspiel" and importlib.util.find_spec("pyspiel") is None:
+            continue  # OpenSpiel's learners read their settings from the extra
+        settings = algo.settings() if callable(algo.settings) else algo.settings
+        assert not {"seed", "variant", "updates", "total_decisions"} & settings.keys(), (name, settings)
 
 
 def test_a_row_whose_extra_is_missing_says_what_to_install(tmp_path, monkeypatch) -> None:
