@@ -947,8 +947,10 @@ METRICS = {
     "vs_heuristic": "Win rate against heuristic",
     "vs_random": "Win rate against random",
     "nash_conv": "NashConv",
+    "exploit": "Exploitability on the full game",
 }
-"""What ``--plot`` draws (``--metric``): a curve column; NashConv is the mini rows' alone."""
+"""What ``--plot`` draws (``--metric``): a curve column (NashConv is the mini rows' alone), or
+``exploit``: each full-game row's lbr and rl estimates (``exploit_rows.py``), no curve."""
 
 
 def plot(path: Path, metric: str, variant: str, *outs: Path) -> int:
@@ -963,6 +965,10 @@ def plot(path: Path, metric: str, variant: str, *outs: Path) -> int:
 
     if metric == "nash_conv" and variant == FULL:
         raise ValueError("NashConv is measured on the mini variant's rows: give --variant mini")
+    if metric == "exploit":
+        if variant != FULL:
+            raise ValueError("--metric exploit is the full game's (the mini rows' is nash_conv)")
+        return plot_exploit(path, *outs)
     rows: dict[str, list[list[tuple[float, float]]]] = {}
     for out in outs:
         for result in sorted(out.glob("*/result.json")):
@@ -1002,6 +1008,65 @@ def plot(path: Path, metric: str, variant: str, *outs: Path) -> int:
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return len(panels)
+
+
+def plot_exploit(path: Path, *outs: Path) -> int:
+    """One panel a method (lbr, rl): each full-game row's estimate at a decision budget, a line of
+    its own, every seed a point with its 95% interval, their mean a bar; a refused or unmeasured
+    row named with why.  Returns the panels."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    found: dict[str, dict[str, list[dict]]] = {}
+    for out in outs:
+        for result in sorted(out.glob("*/result.json")):
+            r = json.loads(result.read_text())
+            if not r.get("budget_decisions") or r.get("variant", FULL) != FULL:
+                continue
+            row = found.setdefault(f"{result.parent.name} ({r['budget_decisions'] / 1e6:g}M)", {})
+            for method in ("lbr", "rl"):
+                e = result.parent / f"exploit-{method}.json"
+                if e.is_file():
+                    row.setdefault(method, []).append(json.loads(e.read_text()))
+    if not any(found.values()):
+        raise ValueError("no row measured by benchmarks/exploit_rows.py under " + ", ".join(map(str, outs)))
+    names = sorted(found, reverse=True)  # the first name at the top
+    budgets = {
+        "lbr": f"{EXPLOIT_GAMES} games",
+        "rl": f"a fresh PPO exploiter, {EXPLOIT_DECISIONS / 1e6:g}M decisions",
+    }
+    fig, axes = plt.subplots(1, 2, figsize=(12, 0.45 * len(names) + 1.8), sharey=True, squeeze=False)
+    for ax, method in zip(axes[0], ("lbr", "rl"), strict=True):
+        for y, name in enumerate(names):
+            got = found[name].get(method, [])
+            if any("refused" in g for g in got):
+                ax.text(
+                    0.5, y, "cannot apply (observation version 2 or 3)", va="center", ha="center", fontsize=7
+                )
+                continue
+            for g in got:
+                low, high = g["ci95"]
+                ax.errorbar(g["br_score"], y, xerr=[[g["br_score"] - low], [high - g["br_score"]]], fmt="o",
+                            color="tab:blue", alpha=0.6, markersize=4, capsize=2)  # fmt: skip
+            if got:
+                ax.plot([sum(g["br_score"] for g in got) / len(got)] * 2, [y - 0.3, y + 0.3], color="black")
+        ax.axvline(0.5, color="grey", linestyle=":", linewidth=1)
+        ax.set_xlim(0.0, 1.0)
+        ax.set_yticks(range(len(names)), names, fontsize=8)
+        ax.set_xlabel("the best response's score against the row's player (0.5: no hole found)")
+        ax.set_title(f"{method}: {budgets[method]}", fontsize=9)
+        ax.grid(axis="x", alpha=0.3)
+    fig.suptitle(
+        "Exploitability on the full game: lower bounds, every seed a point with its 95% interval, "
+        "their mean a bar",
+        fontsize=10,
+    )
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return 2
 
 
 def main(argv: list[str] | None = None) -> None:
