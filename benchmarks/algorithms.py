@@ -31,8 +31,8 @@ policy, NFSP's, Deep CFR's and ESCHER's average policies; greedy: a Q-learner's)
 no games at all: its NashConv (:func:`hanamikoji_env.exact.exploitability`, 0 at a Nash
 equilibrium) and its expected score against ``random`` and ``heuristic``
 (:func:`hanamikoji_env.exact.head_to_head`), in ``curve.csv`` (column ``nash_conv``) and
-``result.json`` (``exact``); ``--table`` writes those rows as a table of their own.  The rows that
-learn only the full game (SB3's) say so.
+``result.json`` (``exact``); ``--table`` writes those rows as a table of their own.  Every row
+learns both games.
 
 Decisions are the same compute on any machine; minutes are not, so a ``--minutes`` row also
 times this core on a fixed workload (the batch engine's random play at N = 1024, best of three
@@ -327,7 +327,7 @@ def sb3_train(
     torch.set_num_threads(1)
     s = SB3_SETTINGS
     mixes = [OpponentMix(s["opponents"], seed=seed + i) for i in range(s["n_envs"])]
-    venv = DummyVecEnv([lambda m=m: SingleAgentEnv(opponent=m) for m in mixes])
+    venv = DummyVecEnv([lambda m=m: SingleAgentEnv(opponent=m, variant=variant) for m in mixes])
     venv.seed(seed)
     model = MaskablePPO(
         "MlpPolicy", venv, n_steps=s["n_steps"], batch_size=s["batch_size"], n_epochs=s["n_epochs"],
@@ -335,6 +335,7 @@ def sb3_train(
         policy_kwargs={"net_arch": list(s["net_arch"])}, seed=seed, verbose=0,
     )  # fmt: skip
     model.set_logger(Logger(folder=None, output_formats=[]))  # SB3's default makes a /tmp folder a learn()
+    model.hanamikoji_variant = variant  # saved in the zip's data: SB3Bot reads the game it learned
     rollout = s["n_envs"] * s["n_steps"]
     start, snapshots, rollouts = time.perf_counter(), [], 1
     while not snapshots or not budget.spent(time.perf_counter(), model.num_timesteps):  # at least one
@@ -586,7 +587,7 @@ ALGOS: dict[str, Algo] = {
     "ppo-v2-warm": ppo(2, warm=True),
     "ppo-study-v1": ppo(1, warm=False, overrides=STUDY_PPO),
     "mmd-study-v1": ppo(1, warm=False, overrides=STUDY_MMD),
-    "sb3-maskable-ppo": Algo(sb3_train, SB3_SETTINGS, "sb3"),
+    "sb3-maskable-ppo": Algo(sb3_train, SB3_SETTINGS, "sb3", variants=BOTH),
     "rllib-ppo": Algo(rllib_train, RLLIB_SETTINGS, "ray", variants=BOTH),
     "tianshou-dqn": Algo(tianshou_dqn_train, TIANSHOU_DQN_SETTINGS, "tianshou", variants=BOTH, sampled=False),
     "tianshou-ppo": Algo(tianshou_ppo_train, TIANSHOU_PPO_SETTINGS, "tianshou", variants=BOTH),

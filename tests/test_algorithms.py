@@ -4,6 +4,7 @@ rots), and bad input is one line."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import importlib.util
 import json
 import os
@@ -313,9 +314,10 @@ def test_the_table_command_reruns_the_row_into_its_own_folder(tmp_path, monkeypa
     ]
 
 
-MINI_ROWS = ["ppo-v1"]
-"""Our trainer's checkpoints, sampled; OpenSpiel's networks in the sweep test below, the other
-learners' mini envs where they are built (test_cleanrl.py, test_clients.py, test_distributed.py)."""
+MINI_ROWS = ["ppo-v1", "sb3-maskable-ppo"]
+"""Our trainer's checkpoints and SB3's zips, sampled; OpenSpiel's networks in the sweep test below,
+the other learners' mini envs where they are built (test_cleanrl.py, test_clients.py,
+test_distributed.py)."""
 
 
 @pytest.mark.slow(10)
@@ -434,12 +436,16 @@ def test_changed_settings_make_rows_of_their_own_that_say_their_source(tmp_path)
     )  # shell-quoted
 
 
-def test_a_row_that_learns_the_full_game_only_refuses_the_mini_variant(tmp_path) -> None:
-    out = run("--algo", "sb3-maskable-ppo", "--decisions", "3000", "--variant", "mini", cwd=tmp_path)
-    assert (
-        out.returncode == 2 and "sb3-maskable-ppo learns the full game only, not --variant mini" in out.stderr
-    )
-    assert not (tmp_path / "runs").exists()
+def test_a_row_that_learns_the_full_game_only_refuses_the_mini_variant(tmp_path, monkeypatch) -> None:
+    """Every row learns both games; one that could not (a learner limited to the full game) is
+    refused in one line before anything runs."""
+    algorithms = harness()
+    full_only = dataclasses.replace(algorithms.ALGOS["ppo-v1"], variants=(algorithms.FULL,))
+    monkeypatch.setitem(algorithms.ALGOS, "ppo-v1", full_only)
+    with pytest.raises(ValueError, match="ppo-v1 learns the full game only, not --variant mini"):
+        algorithms.run_row("ppo-v1", tmp_path, 2, 2, 1, 0, decisions=1000, variant="mini")
+    assert not (tmp_path / "ppo-v1").exists()
+    assert all(a.variants == algorithms.BOTH for a in harness().ALGOS.values() if a is not full_only)
 
 
 def test_the_seeds_of_a_row_make_one_line_their_mean_and_range(tmp_path) -> None:

@@ -182,3 +182,55 @@ def test_an_sb3_zip_with_nan_weights_is_refused_in_one_line(tmp_path) -> None:
     model.save(tmp_path / "nan.zip")
     with pytest.raises(ValueError, match=r"nan.zip: the policy's \S+ holds NaN or infinite values$"):
         SB3Bot(tmp_path / "nan.zip")
+
+
+def test_a_zip_gives_its_move_probabilities_as_it_plays_and_names_its_game(tmp_path) -> None:
+    """What exact and local best responses read: the policy's distribution over the legal moves
+    (0 on the others), 1 on the move ``predict`` makes when deterministic; ``sampled:`` samples
+    it; a zip names the game it learned (``hanamikoji_variant``, absent: the full game), and a
+    best response of the other game refuses it."""
+    import numpy as np
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from hanamikoji_env import exact
+    from hanamikoji_env.bots.spec import parse_player
+    from hanamikoji_env.wrappers import SingleAgentEnv
+
+    env = SingleAgentEnv(opponent="random", variant="mini")
+    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, seed=0)
+    with torch.no_grad():  # a policy far from uniform, so that greedy and sampled differ
+        model.policy.action_net.weight.normal_(0.0, 1.0)
+    model.hanamikoji_variant = "mini"
+    model.save(tmp_path / "mini.zip")
+    MaskablePPO("MlpPolicy", SingleAgentEnv(opponent="random"), n_steps=32, batch_size=32, seed=0).save(
+        tmp_path / "full.zip"
+    )
+    greedy, sampled = (
+        SB3Bot(tmp_path / "mini.zip"),
+        parse_player(f"sampled:ckpt={tmp_path / 'mini.zip'}").make(0),
+    )
+    assert isinstance(sampled, SB3Bot) and not sampled.deterministic and greedy.variant == "mini"
+    assert SB3Bot(tmp_path / "full.zip").variant == "full"
+
+    tree = exact.game_tree("mini")
+    obs, masks = tree.infostates[:200, :109], tree.masks[:200]
+    probs = sampled.play_probabilities(obs, masks)
+    assert np.allclose(probs.sum(axis=1), 1.0) and not (probs[masks == 0] > 0).any()
+    predicted = [int(greedy.model.predict(o, action_masks=m.astype(bool), deterministic=True)[0])
+                 for o, m in zip(obs, masks, strict=True)]  # fmt: skip
+    assert (greedy.play_probabilities(obs, masks).argmax(axis=1) == predicted).all()
+    assert (probs.max(axis=1) < 1.0).any()  # sampled is not greedy
+    assert exact.exploitability(sampled).nash_conv > 0  # measured over its whole strategy
+    with pytest.raises(ValueError, match="trained on the mini game, not the full variant"):
+        greedy.check_modelled("full")
+    with pytest.raises(ValueError, match="trained on the full game, not the mini variant"):
+        exact.exploitability(SB3Bot(tmp_path / "full.zip"))
+
+
+def test_a_zip_naming_an_unknown_game_is_refused(tmp_path) -> None:
+    path = tmp_path / "odd.zip"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("data", json.dumps({"hanamikoji_variant": "huge"}))
+    with pytest.raises(ValueError, match=r"names the variant 'huge'; known are \['full', 'mini'\]"):
+        SB3Bot(path)

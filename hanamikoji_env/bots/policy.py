@@ -73,8 +73,8 @@ class PolicyBot(Bot):
 
 class SampledPolicyBot(PolicyBot):
     """``sampled:ckpt=PATH``: a checkpoint that samples its moves (``PolicyBot(greedy=False)``),
-    or a ``.mlp`` network of OpenSpiel's learners sampled (``MLPBot(greedy=False)``: their
-    average policies are defined so)."""
+    a ``.mlp`` network of OpenSpiel's learners sampled (``MLPBot(greedy=False)``: their
+    average policies are defined so), or an SB3 zip (``SB3Bot(deterministic=False)``)."""
 
     name = "sampled"
     options = {"ckpt": Option(str)}
@@ -85,6 +85,10 @@ class SampledPolicyBot(PolicyBot):
             from hanamikoji_env.bots.mlp import MLPBot
 
             return MLPBot(options["ckpt"], seed=seed, greedy=False, device=device)
+        if str(options["ckpt"]).endswith(".zip"):
+            from hanamikoji_env.bots.sb3 import SB3Bot
+
+            return SB3Bot(options["ckpt"], seed=seed, deterministic=False, device=device)
         return cls(options["ckpt"], seed=seed, greedy=False, device=device)
 
     @classmethod
@@ -93,6 +97,10 @@ class SampledPolicyBot(PolicyBot):
             from hanamikoji_env.bots.mlp import load_mlp
 
             load_mlp(path)
+        elif path.endswith(".zip"):
+            from hanamikoji_env.bots.sb3 import SB3Bot
+
+            SB3Bot(path)  # its checks, then SB3's load
         else:
             super().check_checkpoint(path)
 

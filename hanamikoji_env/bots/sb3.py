@@ -21,11 +21,16 @@ import torch
 from gymnasium import spaces
 
 from hanamikoji_env.actions import NUM_ACTIONS
-from hanamikoji_env.bots.base import Bot
+from hanamikoji_env.bots.base import Bot, certain
 from hanamikoji_env.excerpt import clip
 from hanamikoji_env.files import check_untrusted, check_zip
-from hanamikoji_env.nn import check_torch_stream, resolve_device
+from hanamikoji_env.nn import check_torch_stream, masked_probs, resolve_device
 from hanamikoji_env.observation import OBS_SIZE, VERSIONS, observation_space
+from hanamikoji_env.rules import FULL, VARIANTS
+
+VARIANT_KEY = "hanamikoji_variant"
+"""The entry of a zip's ``data`` naming the game it was trained on (``model.hanamikoji_variant``
+before ``save``: SB3 keeps a model's attributes there as JSON); absent, the full game."""
 
 
 def _constant(_: float) -> float:
@@ -128,10 +133,20 @@ def _check_network_size(path: Path, data: dict[str, Any], obs_size: int = OBS_SI
         )
 
 
+def _zip_variant(path: Path, data: dict[str, Any]) -> str:
+    """The game the zip was trained on (:data:`VARIANT_KEY`), one of the known variants."""
+    variant = data.get(VARIANT_KEY, FULL.name)
+    if not isinstance(variant, str) or variant not in VARIANTS:
+        raise ValueError(f"{path} names the variant {clip(str(variant), 40)!r}; known are {sorted(VARIANTS)}")
+    return variant
+
+
 class SB3Bot(Bot):
     """``SB3Bot(path, seed=0, deterministic=True, device="cpu")`` for a ``MaskablePPO`` zip trained
     on SingleAgentEnv (``device``: where its network runs, as :class:`PolicyBot`'s), with any
-    observation version (read from the zip's declared observation shape)."""
+    observation version (read from the zip's declared observation shape) and game variant (its
+    ``hanamikoji_variant``).  ``deterministic``: the policy's likeliest legal move (as SB3's
+    ``predict``), else a sample (``sampled:ckpt=PATH.zip``)."""
 
     name = "sb3"
 
@@ -166,6 +181,7 @@ class SB3Bot(Bot):
         if not isinstance(data, dict):
             raise ValueError(f"{self.path} is not a Stable-Baselines3 zip (its data is not a mapping)")
         _check_sizes(self.path, data)
+        self.variant = _zip_variant(self.path, data)
         self.observation_version = _zip_version(self.path, data)
         _check_network_size(self.path, data, VERSIONS[self.observation_version].size)
         overrides = safe_custom_objects(self.observation_version)
@@ -190,11 +206,44 @@ class SB3Bot(Bot):
             if tensor.is_floating_point() and not torch.isfinite(tensor).all():
                 raise ValueError(f"{self.path}: the policy's {clip(name, 80)} holds NaN or infinite values")
 
+    @property
+    def greedy(self) -> bool:
+        """Plays its likeliest move (as the other checkpoint bots' ``greedy``)."""
+        return self.deterministic
+
     def _act(self, vector: np.ndarray, mask: np.ndarray) -> int:
         action, _ = self.model.predict(
             vector.astype(np.float32), action_masks=mask.astype(bool), deterministic=self.deterministic
         )
         return int(action)
+
+    @torch.no_grad()
+    def move_probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The policy's distribution over each row's legal moves (``[N, 23]``, exactly 0 on the
+        illegal ones), from the logits SB3 samples from."""
+        obs, mask = np.atleast_2d(np.asarray(obs, dtype=np.float32)), np.atleast_2d(mask).astype(bool)
+        size = VERSIONS[self.observation_version].size
+        if obs.shape[1] != size or mask.shape != (len(obs), NUM_ACTIONS) or not mask.any(axis=1).all():
+            raise ValueError(
+                f"{self.path.name} reads [N, {size}] observations (version {self.observation_version}) "
+                f"and [N, {NUM_ACTIONS}] masks with a legal move, got {obs.shape} and {mask.shape}"
+            )
+        tensor, _ = self.model.policy.obs_to_tensor(obs)
+        logits = (
+            self.model.policy.get_distribution(tensor).distribution.logits.cpu().numpy().astype(np.float64)
+        )
+        return masked_probs(np.where(mask, logits, -np.inf))
+
+    def play_probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """As it plays: 1 on the likeliest legal move (``deterministic``), else the distribution."""
+        probs = self.move_probabilities(obs, mask)
+        return certain(probs.argmax(axis=1)) if self.deterministic else probs
+
+    def check_modelled(self, variant: str) -> None:
+        if self.variant != variant:
+            raise ValueError(
+                f"the target was trained on the {self.variant} game, not the {variant} variant measured here"
+            )
 
     def __repr__(self) -> str:
         return f"SB3Bot({str(self.path)!r})"

@@ -14,7 +14,7 @@
   learners (``MLPBot``), all loaded without running code |
 | ``pretrained`` | the shipped agent (``checkpoints/ppo_selfplay.pt``, installed with the package);
   ``pretrained`` also names it wherever a checkpoint path goes (``psearch:ckpt=pretrained``) |
-| ``sampled:ckpt=PATH`` | a ``.pt`` policy (or a ``.mlp`` network) that samples its moves
+| ``sampled:ckpt=PATH`` | a ``.pt`` policy (or a ``.mlp`` network, an SB3 ``.zip``) that samples its moves
   (:class:`~hanamikoji_env.bots.policy.SampledPolicyBot`) |
 | ``rollout:ckpt=PATH[,samples=N]`` | :class:`~hanamikoji_env.bots.rollout.RolloutBot` over a ``.pt`` policy |
 | ``psearch:ckpt=PATH[,samples=N,candidates=K,belief=PATH,exact=0|1,value=0|1]`` | :class:`~hanamikoji_env.bots.psearch.PolicySearchBot`
