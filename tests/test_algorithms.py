@@ -63,9 +63,10 @@ training config instead (test_the_rows_sharing_a_trainer_make_valid_configs)."""
 @pytest.mark.parametrize("algo", [a for a in ALGOS if a not in SAME_TRAINER])
 def test_every_row_trains_its_decisions_keeps_snapshots_and_scores_them(algo: str, tmp_path) -> None:
     changes = SMALLER.get(algo, [])
-    (tmp_path / "tmp").mkdir()
+    (tmp_path / "tmp").mkdir()  # SB3's own temporary folders would go here (Ray's sockets cannot: too deep)
+    env = {"TMPDIR": str(tmp_path / "tmp")} if algo == "sb3-maskable-ppo" else None
     out = run("--algo", algo, "--decisions", "3000", "--out", "rows", "--games", "2", "--curve-games", "2",
-              "--points", "2", *changes, cwd=tmp_path, env={"TMPDIR": str(tmp_path / "tmp")})  # fmt: skip
+              "--points", "2", *changes, cwd=tmp_path, env=env)  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert not list((tmp_path / "tmp").glob("SB3-*"))  # no log folder left behind a learn() call
     folder = next((tmp_path / "rows").iterdir())
@@ -182,10 +183,22 @@ def test_a_row_whose_extra_is_missing_says_what_to_install(tmp_path, monkeypatch
         ([], "give --algo NAME"),
     ],
 )
-def test_bad_input_is_one_line(args: list[str], message: str, tmp_path) -> None:
-    out = run(*args, cwd=tmp_path)
-    assert out.returncode == 2 and message in out.stderr
+def test_bad_input_is_one_line(args: list[str], message: str, tmp_path, monkeypatch, capsys) -> None:
+    assert message in refused(args, tmp_path, monkeypatch, capsys)
     assert not (tmp_path / "runs").exists()
+
+
+def refused(
+    args: list[str], cwd: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> str:
+    """The script's ``main(args)`` run in this process from ``cwd`` (no interpreter to start: the
+    errors come before anything trains), which must exit with status 2; its last line of stderr."""
+    algorithms = harness()
+    monkeypatch.chdir(cwd)
+    with pytest.raises(SystemExit) as exit_:
+        algorithms.main(args)
+    assert exit_.value.code == 2
+    return capsys.readouterr().err.strip().splitlines()[-1]
 
 
 def test_a_row_already_run_is_not_overwritten(tmp_path) -> None:
@@ -368,11 +381,12 @@ def test_a_row_on_the_mini_variant_is_measured_exactly(algo: str, tmp_path, monk
         (["--algo", "os-nfsp", "--set", "anticipatory=0.2"], "nfsp has no setting 'anticipatory'"),
     ],
 )
-def test_a_bad_setting_is_one_line_and_leaves_no_row(args: list[str], message: str, tmp_path) -> None:
+def test_a_bad_setting_is_one_line_and_leaves_no_row(
+    args: list[str], message: str, tmp_path, monkeypatch, capsys
+) -> None:
     if "os-" in args[1]:
         extra("pyspiel", reason="the openspiel extra is not installed")
-    out = run(*args, "--decisions", "3000", "--out", "rows", cwd=tmp_path)
-    assert out.returncode == 2 and message in out.stderr.strip().splitlines()[-1]
+    assert message in refused([*args, "--decisions", "3000", "--out", "rows"], tmp_path, monkeypatch, capsys)
     assert not any((tmp_path / "rows").glob("*/result.json")) and not any((tmp_path / "rows").glob("*/*"))
 
 
