@@ -352,10 +352,12 @@ def check_target(target: Any) -> None:
     """``ValueError`` in one line for a target the LBR player cannot model: one without move
     probabilities, or a network of another variant or observation version."""
     target.check_modelled("full")
-    if getattr(target, "observation_version", 1) != 1:
+    version = getattr(target, "observation_version", 1)
+    if version != 1:
+        needs = "this round's and earlier rounds' logs" if version == 2 else "this round's log"
         raise ValueError(
-            "the full game's lbr feeds its target observation version 1: a version-2 target needs "
-            "the log of earlier rounds, which the particles do not keep"
+            f"the full game's lbr feeds its target observation version 1: a version-{version} target "
+            f"needs {needs} (its own draws and face-down cards among them), which the particles do not keep"
         )
 
 

@@ -8,6 +8,7 @@ played from; it beats the players it models; and bad input is refused in one lin
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -302,6 +303,24 @@ def test_lbr_beats_random_and_is_refused_for_players_it_cannot_model() -> None:
         play_games(target, 3, lbr_player(target, Budget()), progress=False)
     with pytest.raises(ValueError, match="particles must be an int"):
         Budget(particles=0)
+
+
+@pytest.mark.parametrize(
+    ("version", "needs"), [(2, "this round's and earlier rounds' logs"), (3, "this round's log")]
+)
+def test_a_target_reading_a_log_of_the_game_is_refused_saying_what_it_needs(
+    version: int, needs: str, tmp_path
+) -> None:
+    """The particles hold positions, not a history: a target on observation version 2 or 3 would
+    read the real game's log in every particle (its draws and face-down cards), so it is refused."""
+    from hanamikoji_env.bots.policy import PolicyBot
+    from hanamikoji_env.nn import PolicyNet, save_checkpoint
+
+    for v in (1, version):
+        save_checkpoint(tmp_path / f"v{v}.pt", PolicyNet(16, 1, observation_version=v))
+    with pytest.raises(ValueError, match=f"a version-{version} target needs {re.escape(needs)}"):
+        lbr_player(PolicyBot(tmp_path / f"v{version}.pt"), Budget())
+    lbr_player(PolicyBot(tmp_path / "v1.pt"), Budget())  # version 1: modelled
 
 
 def test_exploit_lbr_on_the_full_game_writes_its_estimate(tmp_path, capsys) -> None:
