@@ -220,6 +220,10 @@ def test_a_zip_gives_its_move_probabilities_as_it_plays_and_names_its_game(tmp_p
     predicted = [int(greedy.model.predict(o, action_masks=m.astype(bool), deterministic=True)[0])
                  for o, m in zip(obs, masks, strict=True)]  # fmt: skip
     assert (greedy.play_probabilities(obs, masks).argmax(axis=1) == predicted).all()
+    assert (greedy.act_batch(obs, masks) == predicted).all()  # one network call plays as predict does
+    rngs = lambda: [np.random.default_rng(k) for k in range(len(obs))]  # noqa: E731
+    drawn = sampled.act_batch(obs, masks, rngs())
+    assert (drawn == sampled.act_batch(obs, masks, rngs())).all() and masks[np.arange(len(obs)), drawn].all()
     assert (probs.max(axis=1) < 1.0).any()  # sampled is not greedy
     assert exact.exploitability(sampled).nash_conv > 0  # measured over its whole strategy
     with pytest.raises(ValueError, match="trained on the mini game, not the full variant"):

@@ -21,7 +21,7 @@ import torch
 from gymnasium import spaces
 
 from hanamikoji_env.actions import NUM_ACTIONS
-from hanamikoji_env.bots.base import Bot, certain
+from hanamikoji_env.bots.base import Bot, certain, pick
 from hanamikoji_env.excerpt import clip
 from hanamikoji_env.files import check_untrusted, check_zip
 from hanamikoji_env.nn import check_torch_stream, masked_probs, resolve_device
@@ -149,6 +149,7 @@ class SB3Bot(Bot):
     ``predict``), else a sample (``sampled:ckpt=PATH.zip``)."""
 
     name = "sb3"
+    batched = True
 
     def __init__(
         self, path: str | Path, seed: int | None = 0, deterministic: bool = True, device: str = "cpu"
@@ -211,16 +212,9 @@ class SB3Bot(Bot):
         """Plays its likeliest move (as the other checkpoint bots' ``greedy``)."""
         return self.deterministic
 
-    def _act(self, vector: np.ndarray, mask: np.ndarray) -> int:
-        action, _ = self.model.predict(
-            vector.astype(np.float32), action_masks=mask.astype(bool), deterministic=self.deterministic
-        )
-        return int(action)
-
     @torch.no_grad()
-    def move_probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """The policy's distribution over each row's legal moves (``[N, 23]``, exactly 0 on the
-        illegal ones), from the logits SB3 samples from."""
+    def _logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """``[N, 23]`` float64 logits SB3 samples from, illegal moves at -inf."""
         obs, mask = np.atleast_2d(np.asarray(obs, dtype=np.float32)), np.atleast_2d(mask).astype(bool)
         size = VERSIONS[self.observation_version].size
         if obs.shape[1] != size or mask.shape != (len(obs), NUM_ACTIONS) or not mask.any(axis=1).all():
@@ -229,10 +223,28 @@ class SB3Bot(Bot):
                 f"and [N, {NUM_ACTIONS}] masks with a legal move, got {obs.shape} and {mask.shape}"
             )
         tensor, _ = self.model.policy.obs_to_tensor(obs)
-        logits = (
-            self.model.policy.get_distribution(tensor).distribution.logits.cpu().numpy().astype(np.float64)
-        )
-        return masked_probs(np.where(mask, logits, -np.inf))
+        logits = self.model.policy.get_distribution(tensor).distribution.logits.cpu().numpy()
+        return np.where(mask, logits.astype(np.float64), -np.inf)
+
+    def act_batch(
+        self,
+        obs: np.ndarray,
+        mask: np.ndarray,
+        rngs: list[np.random.Generator] | None = None,
+        states: list[tuple[int, ...]] | None = None,
+    ) -> np.ndarray:
+        """The batch's moves in one network call: the likeliest legal move (``deterministic``, as
+        SB3's ``predict``), or a sample drawn from row ``i``'s ``rngs[i]`` (or the bot's own
+        generator, never torch's global one)."""
+        return pick(self._logits(obs, mask), self.deterministic, self.rng, rngs)
+
+    def _act(self, vector: np.ndarray, mask: np.ndarray) -> int:
+        return int(self.act_batch(vector[None], mask[None])[0])
+
+    def move_probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The policy's distribution over each row's legal moves (``[N, 23]``, exactly 0 on the
+        illegal ones)."""
+        return masked_probs(self._logits(obs, mask))
 
     def play_probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """As it plays: 1 on the likeliest legal move (``deterministic``), else the distribution."""
