@@ -57,6 +57,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import re
 import shlex
 import shutil
 import sys
@@ -1042,10 +1043,11 @@ def plot_exploit(path: Path, *outs: Path) -> int:
     for ax, method in zip(axes[0], ("lbr", "rl"), strict=True):
         for y, name in enumerate(names):
             got = found[name].get(method, [])
-            if any("refused" in g for g in got):
-                ax.text(
-                    0.5, y, "cannot apply (observation version 2 or 3)", va="center", ha="center", fontsize=7
-                )
+            why = next((g["refused"] for g in got if "refused" in g), None)
+            if why is not None:
+                version = re.search(r"version-(\d+) target", why)
+                label = f"cannot apply: observation version {version.group(1)}" if version else "cannot apply"
+                ax.text(0.5, y, label, va="center", ha="center", fontsize=7)
                 continue
             for g in got:
                 low, high = g["ci95"]
