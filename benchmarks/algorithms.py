@@ -20,10 +20,10 @@ for ``curve.csv`` (the training curves' format: hanamikoji-plot draws it), and t
 mirrored games each, for ``result.json`` (win rates with 95% Wilson intervals, budget, decisions,
 wall and CPU seconds, settings, command, ``core_speed``); a snapshot plays greedy, as an agent is
 shipped, but an average policy (:attr:`Algo.average`), which plays sampled.  ``exploit_rows.py``
-then measures each row's exploitability on the full game (lbr and rl), which ``--table`` shows.  The rows and their settings are
-:data:`ALGOS`; every learner starts from a random network and plays itself (its snapshots), so
-the table compares algorithms, not teachers, except where a row says ``warm`` (the imitation warm
-start from the heuristic, counted in its budget).
+then measures each row's exploitability on the full game (lbr and rl), which ``--table`` shows.
+The rows and their settings are :data:`ALGOS`; every learner starts from a random network and
+plays itself (its snapshots), so the table compares algorithms, not teachers, except where a row
+says ``warm`` (the imitation warm start from the heuristic, counted in its budget).
 
 ``--variant mini`` trains on the mini variant (``hanamikoji_env.rules.MINI``), small enough to
 solve exactly: each snapshot, its policy as its learner defines it (sampled: a policy gradient's
