@@ -279,17 +279,10 @@ def node_values(tree: Tree, probs: np.ndarray) -> np.ndarray:
     return _backward(tree, _weights(tree, probs))
 
 
-def _weights(tree: Tree, probs: np.ndarray, seat: int = -1, choice: np.ndarray | None = None) -> np.ndarray:
-    """Each node's probability given its parent: chance's below the root, ``probs``' at a
-    decision, but at ``seat``'s decisions 1 on the move ``choice`` makes there and 0 elsewhere."""
-    info = _edges(tree.variant.name).edge_info
-    decided = info >= 0
-    act = np.where(decided, tree.action, 0)  # below the chance root an edge is a deck, not a move
-    w = np.where(decided, probs[np.maximum(info, 0), act], tree.chance)
-    if choice is not None:
-        own = decided & (tree.info_mover[np.maximum(info, 0)] == seat)
-        w[own] = tree.action[own] == choice[info[own]]
-    return w
+def _weights(tree: Tree, probs: np.ndarray) -> np.ndarray:
+    """Each node's probability given its parent: chance's below the root, ``probs``' at a decision."""
+    edges = _edges(tree.variant.name)
+    return np.where(edges.chooser >= 0, probs[np.maximum(edges.edge_info, 0), edges.move], tree.chance)
 
 
 def _backward(tree: Tree, w: np.ndarray) -> np.ndarray:
@@ -305,8 +298,7 @@ def _reach(tree: Tree, probs: np.ndarray, seat: int) -> tuple[np.ndarray, np.nda
     """Each node's probability by chance and the target's moves in the seat other than ``seat``
     (what ``seat`` believes of the nodes of its information states: Bayes, its own moves being
     common to them all), and ``seat``'s own decisions above each node."""
-    info = _edges(tree.variant.name).edge_info
-    own = (info >= 0) & (tree.info_mover[np.maximum(info, 0)] == seat)
+    own = _edges(tree.variant.name).chooser == seat
     w = np.where(own, 1.0, _weights(tree, probs))
     reach = np.ones(tree.num_nodes, dtype=np.float64)
     depth = np.zeros(tree.num_nodes, dtype=np.int64)
@@ -372,11 +364,19 @@ def best_response(tree: Tree, probs: np.ndarray, seat: int) -> tuple[float, np.n
     sign = 1.0 if seat == 0 else -1.0
     reach, depth = _reach(tree, probs, seat)
     info = _edges(tree.variant.name).edge_info
-    kids = np.flatnonzero((info >= 0) & (tree.info_mover[np.maximum(info, 0)] == seat))  # seat's moves
+    kids = np.flatnonzero(_edges(tree.variant.name).chooser == seat)  # seat's moves
     level_of = depth[tree.parent[kids]]
     choice = np.full(len(tree.infostates), -1, dtype=np.int64)
+    target = _weights(tree, probs)  # the other seat's and chance's edges, the same at every pass
+
+    def weights() -> np.ndarray:
+        """The edges' probabilities, ``seat`` playing ``choice`` (0 where it has not chosen yet)."""
+        w = target.copy()
+        w[kids] = tree.action[kids] == choice[info[kids]]
+        return w
+
     for level in range(int(level_of.max(initial=-1)), -1, -1):
-        values = _backward(tree, _weights(tree, probs, seat, choice)) * sign  # deeper choices made
+        values = _backward(tree, weights()) * sign  # deeper choices made
         edges = kids[level_of == level]
         par, where = tree.parent[edges], info[edges]
         totals = np.zeros((len(tree.infostates), NUM_ACTIONS), dtype=np.float64)
@@ -384,7 +384,7 @@ def best_response(tree: Tree, probs: np.ndarray, seat: int) -> tuple[float, np.n
         decided = np.unique(where)
         totals = np.where(tree.masks[decided] > 0, totals[decided], -np.inf)
         choice[decided] = totals.argmax(axis=1)  # the first of equals: the lowest move
-    return float(_backward(tree, _weights(tree, probs, seat, choice))[0] * sign), choice
+    return float(_backward(tree, weights())[0] * sign), choice
 
 
 def tabular_target(table: dict[bytes, np.ndarray]) -> Target:
@@ -473,6 +473,10 @@ class _Edges:
     """The non-root nodes of each depth, shallowest first."""
     edge_info: np.ndarray
     """Per node: the information state of its parent if a decision node chose it, else -1."""
+    move: np.ndarray
+    """Per node: the move that chose it (0 below the chance root, where an edge is a deck)."""
+    chooser: np.ndarray
+    """Per node: the seat whose move chose it, -1 below the chance root."""
 
 
 @cache
@@ -484,8 +488,11 @@ def _edges(variant: str) -> _Edges:
     order = np.argsort(depth, kind="stable")
     bounds = np.searchsorted(depth[order], np.arange(1, depth.max() + 2))
     levels = [order[bounds[d] : bounds[d + 1]] for d in range(len(bounds) - 1)]
-    parent_info = np.where(tree.parent >= 0, tree.infostate[np.maximum(tree.parent, 0)], -1)
-    return _Edges([lv for lv in levels if lv.size], parent_info)
+    info = np.where(tree.parent >= 0, tree.infostate[np.maximum(tree.parent, 0)], -1)
+    decided = info >= 0
+    move = np.where(decided, tree.action, 0)
+    chooser = np.where(decided, tree.info_mover[np.maximum(info, 0)], -1)
+    return _Edges([lv for lv in levels if lv.size], info, move, chooser)
 
 
 def cfr_plus(
@@ -501,15 +508,12 @@ def cfr_plus(
     uniform = masks / masks.sum(axis=1, keepdims=True)
     regrets = np.zeros_like(masks)
     average = np.zeros_like(masks)
-    info, parent = edges.edge_info, tree.parent
-    decided = info >= 0
-    act = np.where(decided, tree.action, 0)  # below the chance root an edge is a deck, not a move
-    seat_of = np.where(decided, tree.info_mover[np.maximum(info, 0)], -1)  # who chose each edge
+    info, parent, act, seat_of = edges.edge_info, tree.parent, edges.move, edges.chooser
     chosen_by = [np.flatnonzero(seat_of == who) for who in (0, 1)]
     for t in range(1, iterations + 1):
         for who in (0, 1):
             policy = _regret_matching(regrets, uniform)
-            w = np.where(decided, policy[np.maximum(info, 0), act], tree.chance)  # each edge's probability
+            w = _weights(tree, policy)  # each edge's probability
             mine = np.ones(tree.num_nodes)  # reach by ``who``'s own moves
             others = np.ones(tree.num_nodes)  # by chance and the other seat
             for level in edges.levels:
@@ -517,9 +521,7 @@ def cfr_plus(
                 own = seat_of[level] == who
                 mine[level] = mine[par] * np.where(own, w[level], 1.0)
                 others[level] = others[par] * np.where(own, 1.0, w[level])
-            values = tree.value.copy()  # seat 0's return; 0 below until summed
-            for level in reversed(edges.levels):
-                np.add.at(values, parent[level], w[level] * values[level])
+            values = _backward(tree, w)  # seat 0's return
             rows = chosen_by[who]
             par = parent[rows]
             gain = (values[rows] - values[par]) * (1.0 if who == 0 else -1.0)
