@@ -226,6 +226,12 @@ def test_a_zip_gives_its_move_probabilities_as_it_plays_and_names_its_game(tmp_p
     assert (drawn == sampled.act_batch(obs, masks, rngs())).all() and masks[np.arange(len(obs)), drawn].all()
     assert (probs.max(axis=1) < 1.0).any()  # sampled is not greedy
     assert exact.exploitability(sampled).nash_conv > 0  # measured over its whole strategy
+    with pytest.raises(
+        ValueError, match=r"mini.zip reads \[N, 109\] observations \(version 1\) and \[N, 23\] masks"
+    ):
+        greedy.play_probabilities(obs[:, :100], masks)  # another layout's width
+    with pytest.raises(ValueError, match="masks with a legal move"):
+        greedy.act_batch(obs[:1], np.zeros((1, 23), dtype=np.int8))
     with pytest.raises(ValueError, match="trained on the mini game, not the full variant"):
         greedy.check_modelled("full")
     with pytest.raises(ValueError, match="trained on the full game, not the mini variant"):

@@ -47,7 +47,7 @@ from numba import njit
 
 from hanamikoji_env.actions import NUM_ACTIONS
 from hanamikoji_env.excerpt import short
-from hanamikoji_env.observation import OBS_HIGH, OBS_SIZE
+from hanamikoji_env.observation import OBS_HIGH, OBS_SIZE, VERSIONS
 
 
 class Option(NamedTuple):
@@ -278,6 +278,22 @@ def check_batch(obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarr
             i = int(np.flatnonzero(bad)[0])
             raise ValueError(f"row {i} of the batch has {what}")
     return np.ascontiguousarray(obs, dtype=np.float32), np.ascontiguousarray(mask, dtype=np.int8)
+
+
+def network_batch(
+    name: str, version: int, obs: np.ndarray, mask: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """A network bot's batch (the file ``name``, reading observation ``version``): ``obs`` as
+    ``[N, size]`` float32 and ``mask`` as ``[N, 23]``, every row with a legal move, or ``ValueError``
+    saying what the network reads."""
+    obs, mask = np.atleast_2d(np.asarray(obs, dtype=np.float32)), np.atleast_2d(mask)
+    size = VERSIONS[version].size
+    if obs.shape[1] != size or mask.shape != (len(obs), NUM_ACTIONS) or not mask.any(axis=1).all():
+        raise ValueError(
+            f"{name} reads [N, {size}] observations (version {version}) "
+            f"and [N, {NUM_ACTIONS}] masks with a legal move, got {obs.shape} and {mask.shape}"
+        )
+    return obs, mask
 
 
 _POOL: ThreadPoolExecutor | None = None

@@ -24,7 +24,7 @@ import torch
 from torch import nn
 
 from hanamikoji_env.actions import NUM_ACTIONS
-from hanamikoji_env.bots.base import Bot, certain, pick
+from hanamikoji_env.bots.base import Bot, certain, network_batch, pick
 from hanamikoji_env.excerpt import short
 from hanamikoji_env.files import check_untrusted
 from hanamikoji_env.nn import CheckpointError, masked_probs, read_torch_file, write_torch_file
@@ -143,13 +143,7 @@ class MLPBot(Bot):
     @torch.no_grad()
     def _logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """``[N, 23]`` float64 logits of each row's seat's network, illegal moves at -inf."""
-        obs, mask = np.atleast_2d(np.asarray(obs, dtype=np.float32)), np.atleast_2d(mask)
-        size = VERSIONS[self.observation_version].size
-        if obs.shape[1] != size or mask.shape != (len(obs), NUM_ACTIONS) or not mask.any(axis=1).all():
-            raise ValueError(
-                f"{self.path.name} reads [N, {size}] observations (version {self.observation_version}) "
-                f"and [N, {NUM_ACTIONS}] masks with a legal move, got {obs.shape} and {mask.shape}"
-            )
+        obs, mask = network_batch(self.path.name, self.observation_version, obs, mask)
         seats = np.array([seat_of(v) for v in obs])
         out = np.empty((len(obs), NUM_ACTIONS), dtype=np.float64)
         for seat in (0, 1):

@@ -21,7 +21,7 @@ import torch
 from gymnasium import spaces
 
 from hanamikoji_env.actions import NUM_ACTIONS
-from hanamikoji_env.bots.base import Bot, certain, pick
+from hanamikoji_env.bots.base import Bot, certain, network_batch, pick
 from hanamikoji_env.excerpt import clip
 from hanamikoji_env.files import check_untrusted, check_zip
 from hanamikoji_env.nn import check_torch_stream, masked_probs, resolve_device
@@ -215,13 +215,7 @@ class SB3Bot(Bot):
     @torch.no_grad()
     def _logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """``[N, 23]`` float64 logits SB3 samples from, illegal moves at -inf."""
-        obs, mask = np.atleast_2d(np.asarray(obs, dtype=np.float32)), np.atleast_2d(mask).astype(bool)
-        size = VERSIONS[self.observation_version].size
-        if obs.shape[1] != size or mask.shape != (len(obs), NUM_ACTIONS) or not mask.any(axis=1).all():
-            raise ValueError(
-                f"{self.path.name} reads [N, {size}] observations (version {self.observation_version}) "
-                f"and [N, {NUM_ACTIONS}] masks with a legal move, got {obs.shape} and {mask.shape}"
-            )
+        obs, mask = network_batch(self.path.name, self.observation_version, obs, mask)
         tensor, _ = self.model.policy.obs_to_tensor(obs)
         logits = self.model.policy.get_distribution(tensor).distribution.logits.cpu().numpy()
         return np.where(mask, logits.astype(np.float64), -np.inf)
