@@ -9,7 +9,8 @@ row per opponent and player: the score with its Wilson interval, the median time
 with a choice, and the LBR player's score minus the best fixed player's.
 
 Usage: ``python benchmarks/lbr_strength.py [--games 400] [--opponents random heuristic]
-[--players pretrained search psearch:ckpt=pretrained] [--plans 10] [--out runs/lbr_strength.json]``; about
+[--players pretrained search psearch:ckpt=pretrained] [--plans 10] [--own-moves pretrained]
+[--out runs/lbr_strength.json]``; about
 an hour on one core at the defaults (the LBR against the heuristic and PolicySearchBot dominate).
 """
 
@@ -33,11 +34,20 @@ def main() -> None:
     p.add_argument("--particles", type=int, default=Budget.particles)
     p.add_argument("--samples", type=int, default=Budget.samples)
     p.add_argument("--plans", type=int, default=Budget.plans)
+    p.add_argument(
+        "--own-moves", metavar="SPEC", default=None,
+        help="the player making the LBR player's own later moves in its playouts (default: the target)",
+    )  # fmt: skip
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", type=Path, default=Path("runs/lbr_strength.json"))
     args = p.parse_args()
     torch.set_num_threads(1)
     budget = Budget(args.particles, args.samples, args.plans)
+    own = (
+        None
+        if args.own_moves is None
+        else parse_player(args.own_moves).make(seed=args.seed, round_limit=None)
+    )
     rows = []
     print("| opponent | player | score | 95% interval | median ms |\n|---|---|---|---|---|", flush=True)
     for name in args.opponents:
@@ -45,7 +55,7 @@ def main() -> None:
         scores = {}
         for player in ["lbr", *args.players]:
             if player == "lbr":
-                make = lbr_player(target, budget)
+                make = lbr_player(target, budget, own)
             else:
                 bot = parse_player(player).make(seed=args.seed, round_limit=None)
                 make = lambda seat, rng, bot=bot: BotPlayer(bot)  # noqa: E731
@@ -64,7 +74,16 @@ def main() -> None:
         )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(
-        json.dumps({"budget": vars(budget), "games": args.games, "rows": rows}, indent=2) + "\n"
+        json.dumps(
+            {
+                "budget": vars(budget),
+                "own_moves": args.own_moves or "target",
+                "games": args.games,
+                "rows": rows,
+            },
+            indent=2,
+        )
+        + "\n"
     )
     print(f"written to {args.out}")
 

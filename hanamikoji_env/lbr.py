@@ -29,7 +29,10 @@ with what the LBR player has seen, stepped in lockstep with the real game:
 
 **The values**: at each decision with a choice, ``samples`` particles are drawn by weight; every
 candidate is played in each and the round is played out with the target making **both**
-players' moves (sampled from its probabilities, the same random numbers for every candidate); a
+players' moves, or, given ``own`` (a player that gives probabilities, e.g. the shipped agent),
+the target its own and ``own`` the LBR player's later ones, as the original LBR plays its own
+later moves by a fixed policy (sampled from their probabilities, the same random numbers for
+every candidate); a
 round's end is valued like the search bots' (:func:`~hanamikoji_env.simulate.round_values`:
 ±1 where the game ends, otherwise half the favour markers' lead).  The best mean wins.  The
 candidates are the legal moves, except at a token decision, where a move of the rules (a token
@@ -38,8 +41,8 @@ heuristic ranks best (:func:`turn_plans`), whose cards it then plays as they are
 Valued one decision at a time (``plans=0``), a token would be valued with its cards chosen by the
 target, which loses to the whole move (0.905 against 0.940 versus the heuristic, 400 games).
 
-:func:`play_games` plays it against the target, half the games in each seat on the same deals,
-and :func:`lbr_report` is ``hanamikoji-exploit --method lbr --variant full``.  The target must
+:func:`play_games` plays it against the target, half the games in each seat on the same deals;
+``hanamikoji-exploit --method lbr --variant full`` (``training/exploit.py``) reports it.  The target must
 give its move probabilities (:meth:`~hanamikoji_env.bots.base.Bot.play_probabilities`) from
 observation version 1.
 """
@@ -196,10 +199,14 @@ def shuffle_unseen(rows: np.ndarray, rng: np.random.Generator) -> None:
 
 class LocalBestResponse:
     """The LBR player of one seat: its particle filter and its move choice.  ``probs(obs, mask)``
-    is the target's move probabilities (``[N, 23]``) from observation version 1."""
+    is the target's move probabilities (``[N, 23]``) from observation version 1; ``own``, the
+    same of the player making the LBR player's later moves in its playouts (None: the target)."""
 
-    def __init__(self, probs: Any, seat: int, budget: Budget, rng: np.random.Generator) -> None:
+    def __init__(
+        self, probs: Any, seat: int, budget: Budget, rng: np.random.Generator, own: Any = None
+    ) -> None:
         self.probs, self.seat, self.budget, self.rng = probs, seat, budget, rng
+        self.own = own
         self.rows = np.zeros((0, 0), dtype=np.int32)
         self.weights = np.zeros(0)
         self.planned: list[int] = []
@@ -280,7 +287,8 @@ class LocalBestResponse:
 
     def values(self, sequences: np.ndarray, lengths: np.ndarray) -> np.ndarray:
         """Each action sequence's mean round value for the LBR player over ``samples``
-        played-out particles (the target in both seats, the same ones for every sequence)."""
+        played-out particles (the target in both seats, or ``own`` in the player's; the same
+        particles and random numbers for every sequence)."""
         moves = np.arange(len(sequences))
         base = self._draw(self.weights / self.weights.sum(), self.budget.samples)
         n = len(base)
@@ -292,7 +300,13 @@ class LocalBestResponse:
         def choose(
             ids: np.ndarray, seats: np.ndarray, obs: np.ndarray, m: np.ndarray, step: int
         ) -> np.ndarray:
-            return sample_actions(self.probs(obs, m), u[particle[ids], step])
+            if self.own is None:
+                return sample_actions(self.probs(obs, m), u[particle[ids], step])
+            p = np.zeros(m.shape)
+            for mine, probs in ((seats == self.seat, self.own), (seats != self.seat, self.probs)):
+                if mine.any():
+                    p[mine] = probs(obs[mine], m[mine])
+            return sample_actions(p, u[particle[ids], step])
 
         value = play_out(block, choose, None, score=round_values)
         sign = 1.0 if self.seat == 0 else -1.0
@@ -342,21 +356,30 @@ MakePlayer = Callable[[int, np.random.Generator], Player]
 """``make(seat, rng)``: the player of one game, in ``seat``."""
 
 
-def lbr_player(target: Any, budget: Budget) -> MakePlayer:
-    """:class:`LocalBestResponse` against ``target`` for each game of :func:`play_games`."""
+def lbr_player(target: Any, budget: Budget, own: Any = None) -> MakePlayer:
+    """:class:`LocalBestResponse` against ``target`` for each game of :func:`play_games`; ``own``
+    (a bot, or None: the target) makes the LBR player's later moves in its playouts."""
     check_target(target)
-    return lambda seat, rng: LocalBestResponse(target.play_probabilities, seat, budget, rng)
+    if own is not None:
+        check_target(own, "--own-moves")
+    own_probs = None if own is None else own.play_probabilities
+    return lambda seat, rng: LocalBestResponse(target.play_probabilities, seat, budget, rng, own_probs)
 
 
-def check_target(target: Any) -> None:
-    """``ValueError`` in one line for a target the LBR player cannot model: one without move
-    probabilities, or a network of another variant or observation version."""
-    target.check_modelled("full")
+def check_target(target: Any, role: str = "target") -> None:
+    """``ValueError`` in one line for a player the LBR player cannot play out (its ``role``): one
+    without move probabilities, or a network of another variant or observation version."""
+    try:
+        target.check_modelled("full")
+    except ValueError as e:
+        if role == "target":
+            raise
+        raise ValueError(f"{role}: {e}") from None
     version = getattr(target, "observation_version", 1)
     if version != 1:
         needs = "this round's and earlier rounds' logs" if version == 2 else "this round's log"
         raise ValueError(
-            f"the full game's lbr feeds its target observation version 1: a version-{version} target "
+            f"the full game's lbr feeds its {role} observation version 1: a version-{version} {role} "
             f"needs {needs} (its own draws and face-down cards among them), which the particles do not keep"
         )
 

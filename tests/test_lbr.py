@@ -305,6 +305,39 @@ def test_lbr_beats_random_and_is_refused_for_players_it_cannot_model() -> None:
         Budget(particles=0)
 
 
+def test_own_moves_make_the_lbr_players_later_moves_in_its_playouts_and_the_target_the_rest() -> None:
+    """With ``own``, the LBR player's playouts ask ``own`` for its own moves only and the target
+    for the target's only (told apart by the observation's "i_started": the player's, as it sees
+    it at the round's start, against the asked row's)."""
+    target = parse_player("heuristic").make(seed=0, round_limit=None)
+    own = parse_player("random").make(seed=0, round_limit=None)
+    started = OFFSETS["i_started"].start
+    now: dict[str, bool] = {}  # the player's "i_started" this round
+    same_seat: dict[str, list[np.ndarray]] = {"own": [], "target": []}
+
+    def spy(name, probs):
+        def ask(obs, mask):
+            same_seat[name].append((obs[:, started] > 0.5) == now["mine"])
+            return probs(obs, mask)
+
+        return ask
+
+    class Logged(LocalBestResponse):
+        def start(self, public, obs) -> None:
+            now["mine"] = bool(obs[started] > 0.5)
+            super().start(public, obs)
+
+    def make(seat, rng):
+        args = spy("target", target.play_probabilities), seat, Budget(64, 8, 3), rng
+        return Logged(*args, own=spy("own", own.play_probabilities))
+
+    result = play_games(target, 4, make, seed=5, progress=False)
+    assert len(result.scores) == 4
+    own_calls, target_calls = np.concatenate(same_seat["own"]), np.concatenate(same_seat["target"])
+    assert len(own_calls) > 100 and own_calls.all()
+    assert len(target_calls) > 100 and not target_calls.any()
+
+
 @pytest.mark.parametrize(
     ("version", "needs"), [(2, "this round's and earlier rounds' logs"), (3, "this round's log")]
 )
@@ -332,6 +365,7 @@ def test_exploit_lbr_on_the_full_game_writes_its_estimate(tmp_path, capsys) -> N
     report = json.loads(out.read_text())
     assert report["method"] == "lbr" and report["variant"] == "full" and report["games"] == 4
     assert report["budget"] == {"particles": 32, "samples": 4, "plans": 3} and report["bound"] == "lower"
+    assert report["own_moves"] == "target"
     valued = report["decision_ms"]["valued"]
     assert 0 < valued < report["decision_ms"]["decisions"]  # a move's cards come with its token
     assert report["ci95"][0] <= report["br_score"] <= report["ci95"][1]
@@ -344,6 +378,18 @@ def test_exploit_lbr_on_the_full_game_writes_its_estimate(tmp_path, capsys) -> N
         (["--target", "random", "--method", "lbr", "--variant", "full", "--samples", "0"], "samples must be"),
         (["--target", "random", "--method", "lbr", "--variant", "full", "--plans", "-1"], "plans must be"),
         (["--target", "random", "--method", "lbr", "--variant", "full", "--games", "3"], "positive even"),
+        (
+            ["--target", "random", "--method", "lbr", "--variant", "full", "--own-moves", "search"],
+            "--own-moves: search cannot give its move probabilities",
+        ),
+        (
+            ["--target", "random", "--method", "lbr", "--own-moves", "heuristic"],
+            "are for --method lbr on the full game",
+        ),
+        (
+            ["--target", "random", "--method", "rl", "--own-moves", "heuristic"],
+            "are for --method lbr on the full game",
+        ),
         (
             ["--target", "random", "--method", "exact", "--games", "4"],
             "are for --method lbr on the full game",
