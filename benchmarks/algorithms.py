@@ -7,6 +7,7 @@ opponents.
     python benchmarks/algorithms.py --table OUT [MORE ...] --plot curves.png     # and their curves, seeds as bands
     python benchmarks/algorithms.py --algo os-nfsp --decisions 2000000 --variant mini   # measured exactly
     python benchmarks/algorithms.py --table OUT --plot nc.png --metric nash_conv --variant mini
+    python benchmarks/algorithms.py --keep runs/algorithms_2m/seed0   # into the table's record
 
 A row trains in this process with one torch thread, in chunks, until ``--decisions`` of the
 learner's environment decisions are done (the last chunk may go past by less than one chunk's
@@ -33,6 +34,11 @@ equilibrium) and its expected score against ``random`` and ``heuristic``
 (:func:`hanamikoji_env.exact.head_to_head`), in ``curve.csv`` (column ``nash_conv``) and
 ``result.json`` (``exact``); ``--table`` writes those rows as a table of their own.  Every row
 learns both games.
+
+``--keep OUT`` copies each finished row's ``result.json``, ``curve.csv`` and exploitability
+estimates (a few KB; no snapshot) from ``runs/...`` into the same path under :data:`RESULTS`, the
+table's committed record: rows run in separate sessions or on other machines make one table
+there, and ``--table`` over it prints each row's command as it was run (``--out runs/...``).
 
 Decisions are the same compute on any machine; minutes are not, so a ``--minutes`` row also
 times this core on a fixed workload (the batch engine's random play at N = 1024, best of three
@@ -77,6 +83,13 @@ OPPONENTS = ("random", "heuristic", "search", "pretrained")
 CURVE_OPPONENTS = ("random", "heuristic")
 DEFAULT_OUT = Path("runs/algorithms")
 """Where rows go unless ``--out`` says otherwise."""
+RUNS = Path("runs")
+"""Where rows run (ignored by git); :data:`RESULTS` mirrors its paths."""
+RESULTS = Path(__file__).resolve().parent / "results"
+"""The table's committed record (``--keep``): ``RESULTS/<path under runs>/<row>/`` holds a row's
+:data:`KEPT` files, so docs/benchmark.md's tables and figures are redrawn from it."""
+KEPT = ("result.json", "curve.csv", "exploit-lbr.json", "exploit-rl.json")
+"""A row's files ``--keep`` copies (where present): its numbers, not its snapshots."""
 DEFAULT_GAMES = 1000
 """Mirrored games a row's last snapshot plays each opponent unless ``--games`` says otherwise."""
 DEFAULT_SEED = 0
@@ -413,6 +426,7 @@ as Tianshou's own policy plays at evaluation)."""
 def tianshou_dqn_train(
     folder: Path, budget: Budget, seed: int, save: Save, variant: str, changes: Settings
 ) -> list[Snapshot]:
+    import numpy as np
     import torch
     from tianshou.algorithm import MultiAgentOffPolicyAlgorithm
     from tianshou.data import Collector, CollectStats, VectorReplayBuffer
@@ -423,6 +437,7 @@ def tianshou_dqn_train(
     from hanamikoji_env.examples.tianshou_dqn import dqn, make
 
     torch.manual_seed(seed)
+    np.random.seed(seed)  # Tianshou's exploration and replay samples come from numpy's global generator
     torch.set_num_threads(1)
     s = TIANSHOU_DQN_SETTINGS
     env = make()
@@ -820,6 +835,46 @@ def row_command(result: dict, out: Path) -> str:
     return " ".join(words)
 
 
+def keep(*outs: Path) -> list[Path]:
+    """Copy each finished row under the folders ``outs`` (each under :data:`RUNS`) into the same
+    path under :data:`RESULTS`: its :data:`KEPT` files.  Every row is checked before any file is
+    copied; a file kept before with other contents (another run of that row and seed) is refused,
+    never overwritten.  Returns the files newly copied (a file kept before as it is: none)."""
+    plan = []
+    for out in outs:
+        try:
+            under = out.resolve().relative_to(RUNS.resolve())
+        except ValueError:
+            raise ValueError(f"--keep takes folders of rows under {RUNS}/, not {out}") from None
+        rows = sorted(p.parent for p in out.glob("*/result.json"))
+        if not rows:
+            raise ValueError(f"{out} holds no finished row (its result.json)")
+        for row in rows:
+            for name in KEPT:
+                source, target = row / name, RESULTS / under / row.name / name
+                if not source.is_file():
+                    continue
+                if target.is_file() and target.read_bytes() != source.read_bytes():
+                    raise ValueError(f"{target} holds another run's {name}: remove it to keep {source}")
+                plan.append((source, target))
+    copied = []
+    for source, target in plan:
+        if not target.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
+            copied.append(target)
+    return copied
+
+
+def origin(out: Path) -> Path:
+    """The folder a row found in ``out`` ran in: for the record (:data:`RESULTS`), the same path
+    under :data:`RUNS`; any other folder, itself."""
+    try:
+        return RUNS / out.resolve().relative_to(RESULTS)
+    except ValueError:
+        return out
+
+
 def table(*outs: Path) -> str:
     """The markdown tables of every ``result.json`` under the folders ``outs``: the full game's
     rows (win rates), then, where there are any, the mini variant's (measured exactly); each by
@@ -909,7 +964,7 @@ def _line(
         budget = f"{r['minutes']:g} min{core_note(r.get('core_speed'))}"
         trends = [climb(p.parent / "curve.csv", x["trained_seconds"], metric=trend) for p, x in runs]
     half, end = (sum(t[i] for t in trends) / len(trends) for i in (0, 1))
-    commands = "; ".join(f"`{row_command(x, p.parent.parent)}`" for p, x in runs)
+    commands = "; ".join(f"`{row_command(x, origin(p.parent.parent))}`" for p, x in runs)
     seeds = ", ".join(str(x.get("seed", DEFAULT_SEED)) for _, x in runs)
     trend_cell = f"{half:.{digits - 1}f} → {end:.{digits - 1}f}"
     changed = ", ".join(f"{k}={json.dumps(v)}" for k, v in sorted((r.get("changes") or {}).items()))
@@ -1099,6 +1154,11 @@ def main(argv: list[str] | None = None) -> None:
         "--table", type=Path, nargs="+", metavar="OUT", help="print the table of the rows in these folders"
     )
     parser.add_argument(
+        "--keep", type=Path, nargs="+", metavar="OUT",
+        help=f"copy the finished rows in these folders under {RUNS}/ into the table's record "
+        "(benchmarks/results/): their numbers, not their snapshots",
+    )  # fmt: skip
+    parser.add_argument(
         "--plot", type=Path, metavar="PNG",
         help="with --table: also draw the decision rows' --metric over decisions (the --variant's rows), "
         "seeds as bands",
@@ -1116,6 +1176,13 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.plot is not None and args.table is None:
         parser.error("--plot draws the rows --table reads: give --table OUT ... too")
+    if args.keep is not None:
+        try:
+            copied = keep(*args.keep)
+        except ValueError as e:
+            parser.error(str(e))
+        print(f"kept {len(copied)} new file{'' if len(copied) == 1 else 's'} in {RESULTS}")
+        return
     if args.table is not None:
         print(table(*args.table))
         if args.plot is not None:

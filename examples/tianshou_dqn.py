@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 
+import numpy as np
 import torch
 from tianshou.algorithm import DQN, MultiAgentOffPolicyAlgorithm
 from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
@@ -39,6 +40,7 @@ def dqn(env: PettingZooEnv) -> DQN:
 def main(steps: int = 20_000, seed: int = 0) -> tuple[int, int]:
     """Train for ``steps`` environment steps; the gradient steps and environment steps taken."""
     torch.manual_seed(seed)
+    np.random.seed(seed)  # Tianshou's exploration and replay samples come from numpy's global generator
     env = make()
     algorithm = MultiAgentOffPolicyAlgorithm(algorithms=[dqn(env), dqn(env)], env=env)
     train, test = DummyVectorEnv([make] * 4), DummyVectorEnv([make] * 2)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 
+import numpy as np
 import torch
 from tianshou.algorithm import PPO
 from tianshou.algorithm.modelfree.reinforce import ProbabilisticActorPolicy
@@ -51,8 +52,11 @@ class Critic(nn.Module):
 
 
 def build(seed: int = 0) -> tuple[MultiAgentOnPolicyAlgorithm, MaskedActor]:
-    """The self-play PPO algorithm and its actor (one network for both seats)."""
+    """The self-play PPO algorithm and its actor (one network for both seats), seeded: torch for
+    the networks and the moves sampled, numpy's global generator for the minibatches (Tianshou
+    shuffles with it, and seeds it so itself in its high-level API)."""
     torch.manual_seed(seed)
+    np.random.seed(seed)
     env = make()
     actor = MaskedActor()
     policy = ProbabilisticActorPolicy(

@@ -327,6 +327,77 @@ def test_the_table_command_reruns_the_row_into_its_own_folder(tmp_path, monkeypa
     ]
 
 
+SEEDED_ELSEWHERE = ["tianshou-ppo", "tianshou-dqn"]
+"""Rows whose learner draws from numpy's global generator (Tianshou's minibatches, exploration and
+replay samples), which the row must seed itself."""
+
+
+@pytest.mark.slow(20)
+@pytest.mark.parametrize("algo", SEEDED_ELSEWHERE)
+def test_a_row_run_again_with_its_seed_trains_the_same_network(algo: str, tmp_path) -> None:
+    """A row's printed command reruns it exactly: two runs of one seed end in the same weights
+    (Tianshou's PPO differed run to run until its numpy was seeded), and another seed does not."""
+    import torch
+
+    from hanamikoji_env.bots.mlp import load_mlp
+
+    algorithms = harness()
+    weights = []
+    for name, seed in (("a", 0), ("b", 0), ("c", 1)):
+        folder = tmp_path / name
+        snapshots = algorithms.ALGOS[algo].train(
+            folder, algorithms.Budget(every=3000, decisions=3000), seed,
+            lambda seconds, decisions, folder=folder: folder / f"{decisions}", "mini", {},
+        )  # fmt: skip
+        seats = load_mlp(snapshots[-1].spec.removeprefix("ckpt:"))["seats"]
+        weights.append([t for seat in seats for layer in seat for t in layer])
+    assert all(torch.equal(x, y) for x, y in zip(weights[0], weights[1], strict=True))
+    assert not all(torch.equal(x, y) for x, y in zip(weights[0], weights[2], strict=True))
+
+
+def test_kept_rows_make_the_table_of_their_runs_with_the_commands_they_ran(tmp_path, monkeypatch) -> None:
+    """``--keep``: a finished row's numbers (not its snapshots) go to the same path in the
+    committed record; the table over the record is the table over the runs, each command naming
+    the folder it ran in; keeping it again copies nothing; another run's file is refused, not
+    overwritten, and nothing of that call is copied; a folder outside runs/ is refused."""
+    algorithms = harness()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(algorithms, "RESULTS", tmp_path / "record")
+    score = {"win_rate": 0.5, "ci95": [0.4, 0.6]}
+    for seed in (0, 1):
+        row = Path(f"runs/t/seed{seed}/ppo-v1")
+        (row / "snapshots").mkdir(parents=True)
+        (row / "snapshots" / "000010s_2000.pt").write_bytes(b"weights")
+        (row / "curve.csv").write_text("seconds,decisions,vs_heuristic\n10,1000,0.1\n20,2000,0.2\n")
+        (row / "exploit-rl.json").write_text(json.dumps({"br_score": 0.9 + seed / 100, "ci95": [0.8, 0.95],
+                                                         "decisions": 2_000_000}))  # fmt: skip
+        result = {"algo": "ppo-v1", "budget_decisions": 2000, "decisions": 2000, "trained_seconds": 20.0,
+                  "games": 1000, "seed": seed, "scores": dict.fromkeys(algorithms.OPPONENTS, score)}  # fmt: skip
+        (row / "result.json").write_text(json.dumps(result))
+    outs = [Path("runs/t/seed0"), Path("runs/t/seed1")]
+    copied = algorithms.keep(*outs)
+    assert sorted(p.relative_to(tmp_path / "record").as_posix() for p in copied) == [
+        f"t/seed{s}/ppo-v1/{f}" for s in (0, 1) for f in ("curve.csv", "exploit-rl.json", "result.json")
+    ]
+    assert not (tmp_path / "record/t/seed0/ppo-v1/snapshots").exists()
+    kept = algorithms.table(tmp_path / "record/t/seed0", tmp_path / "record/t/seed1")
+    assert kept == algorithms.table(*outs)
+    assert "0.905 (0.900-0.910)" in kept and "--out runs/t/seed1 --seed 1`" in kept
+    assert algorithms.keep(*outs) == []  # kept as it is: nothing to do
+    (outs[1] / "ppo-v1" / "result.json").write_text(json.dumps(result | {"decisions": 2001}))
+    (outs[0] / "ppo-v2").mkdir()
+    (outs[0] / "ppo-v2" / "result.json").write_text(json.dumps(result | {"algo": "ppo-v2"}))
+    with pytest.raises(ValueError, match=r"holds another run's result\.json: remove it"):
+        algorithms.keep(*outs)
+    assert not (tmp_path / "record/t/seed0/ppo-v2").exists()  # checked before anything was copied
+    assert json.loads((tmp_path / "record/t/seed1/ppo-v1/result.json").read_text())["decisions"] == 2000
+    with pytest.raises(ValueError, match="--keep takes folders of rows under runs/"):
+        algorithms.keep(tmp_path / "record/t/seed0")
+    Path("runs/empty").mkdir()
+    with pytest.raises(ValueError, match="holds no finished row"):
+        algorithms.keep(Path("runs/empty"))
+
+
 MINI_ROWS = ["ppo-v1", "sb3-maskable-ppo"]
 """Our trainer's checkpoints and SB3's zips, sampled; OpenSpiel's networks in the sweep test below,
 the other learners' mini envs where they are built (test_cleanrl.py, test_clients.py,
@@ -379,6 +450,20 @@ def test_a_row_on_the_mini_variant_is_measured_exactly(algo: str, tmp_path, monk
         (["--algo", "sb3-maskable-ppo", "--set", "n_steps=8"], "sb3-maskable-ppo takes no --set"),
         (["--algo", "ppo-v1", "--set", "lerning_rate=0.1"], "unknown keys ['lerning_rate']"),
         (["--algo", "os-nfsp", "--set", "anticipatory=0.2"], "nfsp has no setting 'anticipatory'"),
+        (  # too few traversals of the short mini game to fill one batch: found while training
+            [
+                "--algo",
+                "os-escher",
+                "--variant",
+                "mini",
+                "--set",
+                "regret_traversals=16",
+                "--set",
+                "value_traversals=8",
+            ],
+            "escher: an iteration gathered fewer samples than a batch (value_batch_size 256, "
+            "regret_batch_size 256): raise value_traversals (8) and regret_traversals (16)",
+        ),
     ],
 )
 def test_a_bad_setting_is_one_line_and_leaves_no_row(

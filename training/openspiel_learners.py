@@ -312,7 +312,18 @@ class ESCHERLearner(Learner):
             None if deadline is None else deadline - took, decisions, int(self.agent.num_touched)
         ):
             began = time.perf_counter()
-            self.escher._train_regret(self.train_cfg, self.agent)
+            try:
+                self.escher._train_regret(self.train_cfg, self.agent)
+            except ValueError as e:  # numpy's sample of a batch from a smaller buffer
+                if "larger sample than population" not in str(e):
+                    raise
+                cfg = self.agent.cfg
+                raise ValueError(
+                    f"escher: an iteration gathered fewer samples than a batch (value_batch_size "
+                    f"{cfg.value_batch_size}, regret_batch_size {cfg.regret_batch_size}): raise "
+                    f"value_traversals ({cfg.value_traversals}) and regret_traversals "
+                    f"({cfg.regret_traversals}) or lower the batch sizes with --set"
+                ) from None
             self.agent.t += 1
             self.iterations += 1
             took = time.perf_counter() - began
