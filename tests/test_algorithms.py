@@ -398,6 +398,22 @@ def test_kept_rows_make_the_table_of_their_runs_with_the_commands_they_ran(tmp_p
         algorithms.keep(Path("runs/empty"))
 
 
+def test_every_line_of_the_record_is_on_the_page_as_table_prints_it() -> None:
+    """docs/benchmark.md's lines are generated, not typed: each line ``--table`` prints over the
+    committed record (each table's seed folders together) is on the page character for
+    character."""
+    algorithms = harness()
+    page = set((SCRIPT.parents[1] / "docs" / "benchmark.md").read_text().splitlines())
+    tables = sorted(d for d in algorithms.RESULTS.iterdir() if d.is_dir())
+    assert tables, "the record is empty"
+    for folder in tables:
+        lines = algorithms.table(*sorted(folder.glob("seed*"))).splitlines()
+        rows = [line for line in lines if line.startswith("| ") and not line.startswith("| algorithm")]
+        assert rows, folder
+        missing = [row.split(" | ")[:3] for row in rows if row not in page]
+        assert not missing, f"{folder.name}: not on the page as --table prints them: {missing}"
+
+
 MINI_ROWS = ["ppo-v1", "sb3-maskable-ppo"]
 """Our trainer's checkpoints and SB3's zips, sampled; OpenSpiel's networks in the sweep test below,
 the other learners' mini envs where they are built (test_cleanrl.py, test_clients.py,
