@@ -87,7 +87,7 @@ RUNS = Path("runs")
 """Where rows run (ignored by git); :data:`RESULTS` mirrors its paths."""
 RESULTS = Path(__file__).resolve().parent / "results"
 """The table's committed record (``--keep``): ``RESULTS/<path under runs>/<row>/`` holds a row's
-:data:`KEPT` files, so docs/benchmark.md's tables and figures are redrawn from it."""
+:data:`KEPT` files; docs/benchmark.md's lines from 2026-12-07 on are ``--table`` over it."""
 KEPT = ("result.json", "curve.csv", "exploit-lbr.json", "exploit-rl.json")
 """A row's files ``--keep`` copies (where present): its numbers, not its snapshots."""
 DEFAULT_GAMES = 1000
