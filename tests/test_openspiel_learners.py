@@ -276,3 +276,19 @@ def test_a_learner_whose_deadline_has_passed_still_trains_once(name: str) -> Non
     assert first > 0, run.progress()
     run.train_until(time.perf_counter() - 1)  # later calls past the deadline add nothing
     assert run.progress()[run.unit] == first, run.progress()
+
+
+def test_escher_starts_from_its_seed_not_from_its_networks_42() -> None:
+    """OpenSpiel's deep_cfr.MLP seeds numpy and torch with 42 as ESCHER's agent makes its
+    networks: the row's seed must come after, so two seeds start apart and one seed alike (every
+    ESCHER row had started alike, whatever its --seed)."""
+    extra("pyspiel", reason="the openspiel extra is not installed")
+    from hanamikoji_env.training.openspiel_learners import learner
+
+    def start(seed: int) -> tuple[list[torch.Tensor], float]:
+        run = learner("escher", seed, variant="mini")
+        return [p.detach().clone() for p in run.agent.avg_policy_net.parameters()], float(np.random.random())
+
+    (w0, r0), (again, r_again), (w1, r1) = start(0), start(0), start(1)
+    assert all(torch.equal(x, y) for x, y in zip(w0, again, strict=True)) and r0 == r_again
+    assert not all(torch.equal(x, y) for x, y in zip(w0, w1, strict=True)) and r0 != r1

@@ -293,13 +293,21 @@ class ESCHERLearner(Learner):
     def start(self, seed: int) -> None:
         from open_spiel.python.pytorch import escher
 
-        np.random.seed(seed)  # ESCHER samples from numpy's global generator
-        torch.manual_seed(seed)
         self.escher = escher
         cfg = escher.Config()
         for key, value in self.settings.items():
             setattr(cfg, key, value)
         self.agent = escher.Agent(self.game, cfg)
+        # each network it makes (deep_cfr.MLP, whose seed defaults to 42) seeds numpy and torch with
+        # 42, so every seed began alike: seed them again, then draw the networks' first weights
+        np.random.seed(seed)  # ESCHER samples from numpy's global generator
+        torch.manual_seed(seed)
+        for value in vars(self.agent).values():
+            for net in value if isinstance(value, list) else [value]:
+                if isinstance(net, torch.nn.Module):
+                    for layer in net.modules():
+                        if isinstance(layer, torch.nn.Linear):
+                            layer.reset_parameters()
         self.train_cfg = escher.TrainConfig(self.game)
         self.iterations = 0
 
