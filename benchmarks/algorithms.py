@@ -426,7 +426,6 @@ as Tianshou's own policy plays at evaluation)."""
 def tianshou_dqn_train(
     folder: Path, budget: Budget, seed: int, save: Save, variant: str, changes: Settings
 ) -> list[Snapshot]:
-    import numpy as np
     import torch
     from tianshou.algorithm import MultiAgentOffPolicyAlgorithm
     from tianshou.data import Collector, CollectStats, VectorReplayBuffer
@@ -434,10 +433,9 @@ def tianshou_dqn_train(
     from tianshou.trainer import OffPolicyTrainerParams
 
     from hanamikoji_env.bots.mlp import save_mlp
-    from hanamikoji_env.examples.tianshou_dqn import dqn, make
+    from hanamikoji_env.examples.tianshou_dqn import dqn, make, seed_all
 
-    torch.manual_seed(seed)
-    np.random.seed(seed)  # Tianshou's exploration and replay samples come from numpy's global generator
+    seed_all(seed)
     torch.set_num_threads(1)
     s = TIANSHOU_DQN_SETTINGS
     env = make()

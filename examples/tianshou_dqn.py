@@ -37,10 +37,16 @@ def dqn(env: PettingZooEnv) -> DQN:
     return DQN(policy=policy, optim=AdamOptimizerFactory(lr=1e-3), gamma=1.0, target_update_freq=100)
 
 
+def seed_all(seed: int) -> None:
+    """Seed torch (the networks) and numpy's global generator, which Tianshou's exploration and
+    replay samples come from."""
+    torch.manual_seed(seed)
+    np.random.seed(seed)
+
+
 def main(steps: int = 20_000, seed: int = 0) -> tuple[int, int]:
     """Train for ``steps`` environment steps; the gradient steps and environment steps taken."""
-    torch.manual_seed(seed)
-    np.random.seed(seed)  # Tianshou's exploration and replay samples come from numpy's global generator
+    seed_all(seed)
     env = make()
     algorithm = MultiAgentOffPolicyAlgorithm(algorithms=[dqn(env), dqn(env)], env=env)
     train, test = DummyVectorEnv([make] * 4), DummyVectorEnv([make] * 2)

@@ -302,12 +302,12 @@ class ESCHERLearner(Learner):
         # 42, so every seed began alike: seed them again, then draw the networks' first weights
         np.random.seed(seed)  # ESCHER samples from numpy's global generator
         torch.manual_seed(seed)
-        for value in vars(self.agent).values():
-            for net in value if isinstance(value, list) else [value]:
-                if isinstance(net, torch.nn.Module):
-                    for layer in net.modules():
-                        if isinstance(layer, torch.nn.Linear):
-                            layer.reset_parameters()
+        values = [
+            v for value in vars(self.agent).values() for v in (value if isinstance(value, list) else [value])
+        ]
+        nets = [v for v in values if isinstance(v, torch.nn.Module)]
+        for layer in (m for net in nets for m in net.modules() if isinstance(m, torch.nn.Linear)):
+            layer.reset_parameters()
         self.train_cfg = escher.TrainConfig(self.game)
         self.iterations = 0
 
