@@ -428,12 +428,12 @@ def tianshou_dqn_train(
 ) -> list[Snapshot]:
     import torch
     from tianshou.algorithm import MultiAgentOffPolicyAlgorithm
-    from tianshou.data import Collector, CollectStats, VectorReplayBuffer
+    from tianshou.data import Collector, CollectStats
     from tianshou.env import DummyVectorEnv
     from tianshou.trainer import OffPolicyTrainerParams
 
     from hanamikoji_env.bots.mlp import save_mlp
-    from hanamikoji_env.examples.tianshou_dqn import dqn, make, seed_all
+    from hanamikoji_env.examples.tianshou_dqn import NewEntriesCheckedBuffer, dqn, make, seed_all
 
     seed_all(seed)
     torch.set_num_threads(1)
@@ -443,7 +443,7 @@ def tianshou_dqn_train(
     envs = DummyVectorEnv([partial(make, variant)] * s["envs"])
     envs.seed(seed)
     collector = Collector[CollectStats](
-        algorithm, envs, VectorReplayBuffer(s["buffer"], s["envs"]), exploration_noise=True
+        algorithm, envs, NewEntriesCheckedBuffer(s["buffer"], s["envs"]), exploration_noise=True
     )
     collector.reset()
     collector.collect(n_step=256)

@@ -337,22 +337,43 @@ replay samples), which the row must seed itself."""
 def test_a_row_run_again_with_its_seed_trains_the_same_network(algo: str, tmp_path) -> None:
     """A row's printed command reruns it exactly: two runs of one seed end in the same weights
     (Tianshou's PPO differed run to run until its numpy was seeded), and another seed does not."""
-    import torch
+    weights = [trained(algo, tmp_path / name, seed) for name, seed in (("a", 0), ("b", 0), ("c", 1))]
+    assert same(weights[0], weights[1])
+    assert not same(weights[0], weights[2])
 
+
+@pytest.mark.slow(10)
+def test_the_dqn_row_trains_the_network_it_trains_with_tianshous_own_buffer(tmp_path, monkeypatch) -> None:
+    """The DQN row's buffer checks only new entries for NaN (Tianshou's scans the whole buffer
+    after every collect, most of the row's time); the weights trained are the same."""
+    extra("tianshou")
+    from tianshou.data import VectorReplayBuffer
+
+    from hanamikoji_env.examples import tianshou_dqn
+
+    ours = trained("tianshou-dqn", tmp_path / "ours", 0)
+    monkeypatch.setattr(tianshou_dqn, "NewEntriesCheckedBuffer", VectorReplayBuffer)
+    assert same(ours, trained("tianshou-dqn", tmp_path / "tianshou", 0))
+
+
+def trained(algo: str, folder: Path, seed: int) -> list:
+    """The tensors of the last snapshot of ``algo``'s row trained for 3,000 decisions of the mini
+    variant (a ``.mlp`` learner's)."""
     from hanamikoji_env.bots.mlp import load_mlp
 
     algorithms = harness()
-    weights = []
-    for name, seed in (("a", 0), ("b", 0), ("c", 1)):
-        folder = tmp_path / name
-        snapshots = algorithms.ALGOS[algo].train(
-            folder, algorithms.Budget(every=3000, decisions=3000), seed,
-            lambda seconds, decisions, folder=folder: folder / f"{decisions}", "mini", {},
-        )  # fmt: skip
-        seats = load_mlp(snapshots[-1].spec.removeprefix("ckpt:"))["seats"]
-        weights.append([t for seat in seats for layer in seat for t in layer])
-    assert all(torch.equal(x, y) for x, y in zip(weights[0], weights[1], strict=True))
-    assert not all(torch.equal(x, y) for x, y in zip(weights[0], weights[2], strict=True))
+    snapshots = algorithms.ALGOS[algo].train(
+        folder, algorithms.Budget(every=3000, decisions=3000), seed,
+        lambda seconds, decisions: folder / f"{decisions}", "mini", {},
+    )  # fmt: skip
+    seats = load_mlp(snapshots[-1].spec.removeprefix("ckpt:"))["seats"]
+    return [t for seat in seats for layer in seat for t in layer]
+
+
+def same(a: list, b: list) -> bool:
+    import torch
+
+    return all(torch.equal(x, y) for x, y in zip(a, b, strict=True))
 
 
 def test_kept_rows_make_the_table_of_their_runs_with_the_commands_they_ran(tmp_path, monkeypatch) -> None:

@@ -53,3 +53,35 @@ def test_pettingzoos_sb3_tutorial_wrapper_with_its_gymnasium_fix() -> None:
     from hanamikoji_env.examples import sb3_tutorial
 
     assert sb3_tutorial.main(steps=1024) >= 1024
+
+
+def test_the_dqn_buffer_checks_each_entry_for_nan_once_after_it_is_added() -> None:
+    """Tianshou's trainer asks the buffer for NaNs after every collect; ours reads only what was
+    added since (an overwritten entry included), and finds the NaN Tianshou's own check finds."""
+    extra("tianshou")
+    import numpy as np
+    from tianshou.data import Batch, VectorReplayBuffer
+
+    from hanamikoji_env.examples.tianshou_dqn import NewEntriesCheckedBuffer
+
+    def step(rewards: list[float]) -> Batch:
+        n = len(rewards)
+        return Batch(
+            obs=np.zeros((n, 3)), act=np.zeros(n, dtype=int), rew=np.array(rewards), terminated=np.zeros(n, bool),
+            truncated=np.zeros(n, bool), obs_next=np.zeros((n, 3)), info=Batch(),
+        )  # fmt: skip
+
+    buffer = NewEntriesCheckedBuffer(8, 2)  # two sub-buffers of 4
+    assert not buffer.hasnull()
+    buffer.add(step([0.0, 0.0]))
+    assert not buffer.hasnull()
+    buffer.add(step([0.0, np.nan]))
+    assert buffer.hasnull() and VectorReplayBuffer.hasnull(buffer)
+    for _ in range(3):
+        buffer.add(step([0.0, 0.0]))
+    assert not buffer.hasnull()  # checked once; the NaN is still held
+    buffer.add(step([np.nan, 0.0]))  # the first sub-buffer wraps: an overwritten entry is new
+    assert buffer.hasnull()
+    buffer.add(step([0.0, 0.0]))
+    buffer.reset()
+    assert not buffer.hasnull() and not VectorReplayBuffer.hasnull(buffer)
