@@ -433,9 +433,11 @@ def tianshou_dqn_train(
     from tianshou.trainer import OffPolicyTrainerParams
 
     from hanamikoji_env.bots.mlp import save_mlp
-    from hanamikoji_env.examples.tianshou_dqn import NewEntriesCheckedBuffer, dqn, make, seed_all
+    from hanamikoji_env.examples.tianshou_dqn import NewEntriesCheckedBuffer, dqn, seed_all
+    from hanamikoji_env.examples.tianshou_env import make, quiet_two_seat_stats
 
     seed_all(seed)
+    quiet_two_seat_stats()
     torch.set_num_threads(1)
     s = TIANSHOU_DQN_SETTINGS
     env = make()
@@ -508,8 +510,10 @@ def tianshou_ppo_train(
     from tianshou.trainer import OnPolicyTrainerParams
 
     from hanamikoji_env.bots.mlp import save_mlp
-    from hanamikoji_env.examples.tianshou_ppo import build, make
+    from hanamikoji_env.examples.tianshou_env import make, quiet_two_seat_stats
+    from hanamikoji_env.examples.tianshou_ppo import build
 
+    quiet_two_seat_stats()
     torch.set_num_threads(1)
     s = TIANSHOU_PPO_SETTINGS
     algorithm, actor = build(seed)

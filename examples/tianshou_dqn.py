@@ -20,13 +20,8 @@ from tianshou.env.pettingzoo_env import PettingZooEnv
 from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
-from hanamikoji_env import raw_env
 from hanamikoji_env.actions import NUM_ACTIONS
-
-
-def make(variant: str = "full") -> PettingZooEnv:
-    """The env Tianshou steps: ``variant`` ``mini`` for the small game measured exactly."""
-    return PettingZooEnv(raw_env(variant=variant))
+from hanamikoji_env.examples.tianshou_env import make, quiet_two_seat_stats
 
 
 def dqn(env: PettingZooEnv) -> DQN:
@@ -81,6 +76,7 @@ def seed_all(seed: int) -> None:
 def main(steps: int = 20_000, seed: int = 0) -> tuple[int, int]:
     """Train for ``steps`` environment steps; the gradient steps and environment steps taken."""
     seed_all(seed)
+    quiet_two_seat_stats()
     env = make()
     algorithm = MultiAgentOffPolicyAlgorithm(algorithms=[dqn(env), dqn(env)], env=env)
     train, test = DummyVectorEnv([make] * 4), DummyVectorEnv([make] * 2)

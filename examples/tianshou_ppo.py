@@ -16,18 +16,12 @@ from tianshou.algorithm.multiagent.marl import MultiAgentOnPolicyAlgorithm
 from tianshou.algorithm.optim import AdamOptimizerFactory
 from tianshou.data import Collector, CollectStats, VectorReplayBuffer
 from tianshou.env import DummyVectorEnv
-from tianshou.env.pettingzoo_env import PettingZooEnv
 from tianshou.trainer import OnPolicyTrainerParams
 from torch import nn
 
-from hanamikoji_env import raw_env
 from hanamikoji_env.actions import NUM_ACTIONS
+from hanamikoji_env.examples.tianshou_env import make, quiet_two_seat_stats
 from hanamikoji_env.observation import OBS_SIZE
-
-
-def make(variant: str = "full") -> PettingZooEnv:
-    """The env Tianshou steps: ``variant`` ``mini`` for the small game measured exactly."""
-    return PettingZooEnv(raw_env(variant=variant))
 
 
 class MaskedActor(nn.Module):
@@ -73,6 +67,7 @@ def build(seed: int = 0) -> tuple[MultiAgentOnPolicyAlgorithm, MaskedActor]:
 def main(steps: int = 30_000, seed: int = 0) -> tuple[int, int]:
     """Train for ``steps`` environment steps; the updates made and the games collected."""
     algorithm, _ = build(seed)
+    quiet_two_seat_stats()
     train, test = DummyVectorEnv([make] * 4), DummyVectorEnv([make] * 2)
     train.seed(seed)
     test.seed(seed + 1)

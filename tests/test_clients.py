@@ -85,3 +85,31 @@ def test_the_dqn_buffer_checks_each_entry_for_nan_once_after_it_is_added() -> No
     buffer.add(step([0.0, 0.0]))
     buffer.reset()
     assert not buffer.hasnull() and not VectorReplayBuffer.hasnull(buffer)
+
+
+def test_tianshous_two_seat_returns_warning_is_kept_out_of_the_log(caplog) -> None:
+    """Tianshou warns every collect that a game's returns have a column a seat (megabytes a run);
+    the recipes drop that warning and no other."""
+    extra("tianshou")
+    import logging
+
+    import numpy as np
+    from tianshou.data.stats import SequenceSummaryStats
+
+    from hanamikoji_env.examples.tianshou_env import quiet_two_seat_stats
+
+    stats = logging.getLogger("tianshou.data.stats")
+    filters = list(stats.filters)  # a recipe run before this test added ours
+    stats.filters[:] = [f for f in filters if f.__module__ != "hanamikoji_env.examples.tianshou_env"]
+    try:
+        with caplog.at_level(logging.WARNING, logger="tianshou.data.stats"):
+            SequenceSummaryStats.from_sequence(np.zeros((4, 2)))
+            assert len(caplog.records) == 1  # Tianshou's own
+            quiet_two_seat_stats()
+            quiet_two_seat_stats()  # once is enough; twice adds nothing
+            SequenceSummaryStats.from_sequence(np.zeros((4, 2)))
+            stats.warning("another warning")
+        assert [r.getMessage() for r in caplog.records][1:] == ["another warning"]
+        assert len(stats.filters) == 1
+    finally:
+        stats.filters[:] = filters
