@@ -433,8 +433,8 @@ def tianshou_dqn_train(
     from tianshou.trainer import OffPolicyTrainerParams
 
     from hanamikoji_env.bots.mlp import save_mlp
-    from hanamikoji_env.examples.tianshou_dqn import NewEntriesCheckedBuffer, dqn, seed_all
-    from hanamikoji_env.examples.tianshou_env import make, quiet_two_seat_stats
+    from hanamikoji_env.examples.tianshou_dqn import NewEntriesCheckedBuffer, dqn
+    from hanamikoji_env.examples.tianshou_env import make, quiet_two_seat_stats, seed_all
 
     seed_all(seed)
     quiet_two_seat_stats()

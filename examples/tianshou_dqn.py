@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-import torch
 from tianshou.algorithm import DQN, MultiAgentOffPolicyAlgorithm
 from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
 from tianshou.algorithm.optim import AdamOptimizerFactory
@@ -21,7 +20,7 @@ from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
 from hanamikoji_env.actions import NUM_ACTIONS
-from hanamikoji_env.examples.tianshou_env import make, quiet_two_seat_stats
+from hanamikoji_env.examples.tianshou_env import make, quiet_two_seat_stats, seed_all
 
 
 def dqn(env: PettingZooEnv) -> DQN:
@@ -64,13 +63,6 @@ class NewEntriesCheckedBuffer(VectorReplayBuffer):
             return False
         fresh, self._unchecked = np.unique(np.concatenate(self._unchecked)), []
         return bool(self[fresh].hasnull())
-
-
-def seed_all(seed: int) -> None:
-    """Seed torch (the networks) and numpy's global generator, which Tianshou's exploration and
-    replay samples come from."""
-    torch.manual_seed(seed)
-    np.random.seed(seed)
 
 
 def main(steps: int = 20_000, seed: int = 0) -> tuple[int, int]:

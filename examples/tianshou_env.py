@@ -1,10 +1,12 @@
-"""What both Tianshou recipes share: the env Tianshou steps, and its two-seat returns kept out of
-the log.  Used by ``tianshou_dqn`` and ``tianshou_ppo``."""
+"""What both Tianshou recipes share: the env Tianshou steps, their seeding, and Tianshou's
+two-seat returns kept out of the log.  Used by ``tianshou_dqn`` and ``tianshou_ppo``."""
 
 from __future__ import annotations
 
 import logging
 
+import numpy as np
+import torch
 from tianshou.env.pettingzoo_env import PettingZooEnv
 
 from hanamikoji_env import raw_env
@@ -13,6 +15,14 @@ from hanamikoji_env import raw_env
 def make(variant: str = "full") -> PettingZooEnv:
     """The env Tianshou steps: ``variant`` ``mini`` for the small game measured exactly."""
     return PettingZooEnv(raw_env(variant=variant))
+
+
+def seed_all(seed: int) -> None:
+    """Seed torch (the networks, the moves sampled) and numpy's global generator, which Tianshou
+    draws minibatches, exploration and replay samples from (and seeds so itself in its high-level
+    API)."""
+    torch.manual_seed(seed)
+    np.random.seed(seed)
 
 
 def _not_two_seat_returns(record: logging.LogRecord) -> bool:

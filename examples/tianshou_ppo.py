@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 
-import numpy as np
 import torch
 from tianshou.algorithm import PPO
 from tianshou.algorithm.modelfree.reinforce import ProbabilisticActorPolicy
@@ -20,7 +19,7 @@ from tianshou.trainer import OnPolicyTrainerParams
 from torch import nn
 
 from hanamikoji_env.actions import NUM_ACTIONS
-from hanamikoji_env.examples.tianshou_env import make, quiet_two_seat_stats
+from hanamikoji_env.examples.tianshou_env import make, quiet_two_seat_stats, seed_all
 from hanamikoji_env.observation import OBS_SIZE
 
 
@@ -46,11 +45,9 @@ class Critic(nn.Module):
 
 
 def build(seed: int = 0) -> tuple[MultiAgentOnPolicyAlgorithm, MaskedActor]:
-    """The self-play PPO algorithm and its actor (one network for both seats), seeded: torch for
-    the networks and the moves sampled, numpy's global generator for the minibatches (Tianshou
-    shuffles with it, and seeds it so itself in its high-level API)."""
-    torch.manual_seed(seed)
-    np.random.seed(seed)
+    """The self-play PPO algorithm and its actor (one network for both seats), seeded
+    (:func:`seed_all`)."""
+    seed_all(seed)
     env = make()
     actor = MaskedActor()
     policy = ProbabilisticActorPolicy(
