@@ -90,6 +90,14 @@ compiled; a Ray cluster): under ``pytest -n`` with ``--dist loadgroup`` (pyproje
 tests using one run on one worker, so it is made once, not once a worker."""
 
 
+@pytest.fixture(scope="session", autouse=True)
+def sb3_folders_in_pytests_temp(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """SB3 makes an empty ``/tmp/SB3-<time>`` folder for every ``learn()`` that logs nowhere
+    unless ``$SB3_LOGDIR`` names one: the suite's (and its scripts') go under pytest's own
+    temporary folder, which pytest prunes, instead of piling up in ``/tmp``."""
+    os.environ["SB3_LOGDIR"] = str(tmp_path_factory.mktemp("sb3"))
+
+
 @pytest.fixture(autouse=True)
 def one_thread():
     """The tests' networks and batches are small: one thread each for torch and the bots' numba
