@@ -1044,7 +1044,8 @@ def plot(path: Path, metric: str, variant: str, *outs: Path) -> int:
     )
     names = sorted(rows)
     panels = [names[k : k + MAX_CURVES] for k in range(0, len(names), MAX_CURVES)]
-    fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 4.5), squeeze=False)
+    # one y axis for all panels: a curve is read against those in the other panel too
+    fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 4.5), squeeze=False, sharey=True)
     for ax, panel in zip(axes[0], panels, strict=True):
         for name in panel:
             seeds = rows[name]
