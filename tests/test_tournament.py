@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import processes_with
 
 from hanamikoji_env.bots import HeuristicBot
 from hanamikoji_env.bots.spec import PlayerSpec, parse_player, usage
@@ -414,7 +415,7 @@ def test_ctrl_c_stops_the_tournament_within_seconds_and_leaves_no_workers(tmp_pa
     assert proc.poll() is None, "the tournament ended before it was interrupted"
     time.sleep(delay)
     if delay >= 4.0:
-        assert len(_processes_with(marker)) >= 3, "the workers did not start"
+        assert len(processes_with(marker)) >= 3, "the workers did not start"
     start = time.monotonic()
     os.killpg(proc.pid, signal.SIGINT)
     proc.wait(timeout=30)
@@ -428,22 +429,7 @@ def test_ctrl_c_stops_the_tournament_within_seconds_and_leaves_no_workers(tmp_pa
     ), err
     assert not (out / "results.json").exists()
     time.sleep(0.5)
-    assert _processes_with(marker) == []
-
-
-def _processes_with(marker: str) -> list[int]:
-    """Pids of live processes whose environment holds ``marker``."""
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/environ", "rb") as f:
-                if marker.encode() in f.read():
-                    with open(f"/proc/{pid}/stat") as st:
-                        if st.read().split(") ")[-1][0] != "Z":
-                            found.append(int(pid))
-        except OSError:
-            continue
-    return found
+    assert processes_with(marker) == []
 
 
 class DyingSpec(PlayerSpec):
