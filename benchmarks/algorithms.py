@@ -1209,13 +1209,26 @@ def main(argv: list[str] | None = None) -> None:
         if value < 2 or value % 2:
             parser.error(f"{option} must be an even number of at least 2 (mirrored deals), got {value}")
     try:
+        changes = parse_changes(args.set)
+    except ValueError as e:
+        parser.error(str(e))
+    try:
         result = run_row(
             args.algo, args.out, args.games, args.curve_games, args.points, args.seed,
             decisions=args.decisions, minutes=args.minutes, resume=args.resume, variant=args.variant,
-            changes=parse_changes(args.set),
+            changes=changes,
         )  # fmt: skip
     except (ValueError, ImportError) as e:
         parser.error(str(e))
+    except KeyboardInterrupt:  # Ctrl-C, or a SIGTERM our PPO rows turn into one after a save
+        folder = args.out / row_folder(args.algo, changes)
+        then = (
+            "the same command with --resume goes on from its last snapshot"
+            if ALGOS[args.algo].resumable
+            else f"{args.algo} cannot go on: remove it and run the command again"
+        )
+        print(f"stopped: {folder} holds the stopped row; {then}", file=sys.stderr)
+        raise SystemExit(130) from None
     if "exact" in result:
         found = ", ".join(f"{k} {v:.4f}" for k, v in result["exact"].items())
     else:

@@ -9,6 +9,7 @@ import importlib.util
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -230,6 +231,31 @@ def test_a_stopped_row_goes_on_from_its_last_snapshot(tmp_path) -> None:
         decisions = [int(r["decisions"]) for r in csv.DictReader(f)]
     assert decisions[: first["snapshots"]] == [int(n.split("s_")[1].split(".")[0]) for n in before]
     assert decisions == sorted(decisions) and len(set(decisions)) == len(decisions)
+
+
+@pytest.mark.slow(10)
+def test_a_row_stopped_by_sigterm_saves_and_says_how_to_go_on(tmp_path) -> None:
+    """A scheduler's SIGTERM mid-training: the trainer saves, and the script ends in one line naming
+    ``--resume`` (status 130), not a traceback."""
+    args = ["--algo", "ppo-v1", "--out", "rows", "--decisions", "20000000", "--points", "2"]
+    proc = subprocess.Popen(
+        [sys.executable, str(SCRIPT), *args], cwd=tmp_path, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
+        text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stderr is not None
+        while "training into" not in (line := proc.stderr.readline()):  # from here SIGTERM saves
+            assert line, "the row ended before it trained"
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=300)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert err.strip().splitlines()[-1] == (
+        "stopped: rows/ppo-v1 holds the stopped row; the same command with --resume goes on from its last snapshot"
+    )
+    assert (tmp_path / "rows" / "ppo-v1" / "run" / "checkpoint.pt").is_file()
 
 
 @pytest.mark.parametrize(
