@@ -381,24 +381,24 @@ def rllib_train(
 
     from hanamikoji_env.nn import save_checkpoint
     from hanamikoji_env.rllib import POLICY_ID
-    from hanamikoji_env.training.train_rllib import build_config, export_policy
+    from hanamikoji_env.training.train_rllib import build_config, built, export_policy
 
     torch.set_num_threads(1)
     s = RLLIB_SETTINGS
     ray.init(num_cpus=1, include_dashboard=False, ignore_reinit_error=True, log_to_driver=False)
     try:
-        algo = build_config(s["hidden"], s["layers"], None, seed, s["batch"], variant).build_algo()
-        start, snapshots, steps = time.perf_counter(), [], 0
-        while not snapshots or not budget.spent(time.perf_counter(), steps):  # Ray's start may eat a budget
-            last, last_steps = time.perf_counter(), steps
-            steps = int(algo.train().get("num_env_steps_sampled_lifetime", steps))
-            while not budget.due(time.perf_counter(), last, steps, last_steps):
+        with built(build_config(s["hidden"], s["layers"], None, seed, s["batch"], variant)) as algo:
+            start, snapshots, steps = time.perf_counter(), [], 0
+            # at least one snapshot: Ray's start may eat a whole budget of minutes
+            while not snapshots or not budget.spent(time.perf_counter(), steps):
+                last, last_steps = time.perf_counter(), steps
                 steps = int(algo.train().get("num_env_steps_sampled_lifetime", steps))
-            path = save(time.perf_counter() - start, steps).with_suffix(".pt")
-            net = export_policy(algo.get_module(POLICY_ID), s["hidden"], s["layers"], variant)
-            save_checkpoint(path, net, source="rllib")
-            snapshots.append(Snapshot(f"ckpt:{path}", time.perf_counter() - start, steps))
-        algo.stop()
+                while not budget.due(time.perf_counter(), last, steps, last_steps):
+                    steps = int(algo.train().get("num_env_steps_sampled_lifetime", steps))
+                path = save(time.perf_counter() - start, steps).with_suffix(".pt")
+                net = export_policy(algo.get_module(POLICY_ID), s["hidden"], s["layers"], variant)
+                save_checkpoint(path, net, source="rllib")
+                snapshots.append(Snapshot(f"ckpt:{path}", time.perf_counter() - start, steps))
     finally:
         ray.shutdown()
     return snapshots

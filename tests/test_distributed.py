@@ -270,12 +270,13 @@ def test_rllib_trains_one_iteration_and_its_policy_plays_in_the_tournament(local
 
     from hanamikoji_env.aec import env
     from hanamikoji_env.rllib import POLICY_ID
-    from hanamikoji_env.training.train_rllib import build_config, export_policy
+    from hanamikoji_env.training.train_rllib import build_config, built, export_policy
 
-    algo = build_config(16, 2, None, 0, 200).build_algo()
-    result = algo.train()
+    with built(build_config(16, 2, None, 0, 200)) as algo:
+        result = algo.train()
+        module = algo.get_module(POLICY_ID)
+    assert not Path(algo.logdir).exists()  # the empty folder Ray made in ~/ray_results went with it
     assert result["num_env_steps_sampled_lifetime"] >= 200
-    module = algo.get_module(POLICY_ID)
     net = export_policy(module, 16, 2)
     # the exported network computes RLlib's logits and values
     e = env()
@@ -301,7 +302,6 @@ def test_rllib_trains_one_iteration_and_its_policy_plays_in_the_tournament(local
     # the mini variant: RLlib's env is the mini game, the exported network says it learned it
     assert build_config(16, 2, None, 0, 200, "mini").env_config == {"round_limit": None, "variant": "mini"}
     assert export_policy(module, 16, 2, "mini").variant == "mini" and net.variant == "full"
-    algo.stop()
     save_checkpoint(tmp_path / "policy.pt", net, source="rllib")
     results = run_tournament(
         [parse_player(f"ckpt:{tmp_path / 'policy.pt'}"), parse_player("random")], 4, workers=1, progress=False

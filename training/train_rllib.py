@@ -15,7 +15,10 @@ Ray and no pickled code (:func:`export_policy`).  Needs the ``ray`` extra.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +61,19 @@ def build_config(
         .training(train_batch_size_per_learner=batch, minibatch_size=min(batch, 256), num_epochs=4, lr=3e-4)
         .debugging(seed=seed)
     )
+
+
+@contextlib.contextmanager
+def built(config: Any) -> Iterator[Any]:
+    """``config``'s Algorithm, stopped on leaving.  Ray makes a log folder in ``~/ray_results``
+    for every Algorithm built outside Tune, and we log nothing there: it goes too, if still empty."""
+    algo = config.build_algo()
+    try:
+        yield algo
+    finally:
+        algo.stop()
+        with contextlib.suppress(OSError):  # something was written there: kept
+            os.rmdir(algo.logdir)
 
 
 @torch.no_grad()
@@ -105,23 +121,21 @@ def main(argv: list[str] | None = None) -> None:
     import ray  # the ray extra (missing: one line, hanamikoji_env.entry.run_as_main)
 
     ray.init(num_cpus=args.num_cpus, include_dashboard=False, ignore_reinit_error=True)
-    algo = build_config(args.hidden, args.layers, args.round_limit, args.seed, args.batch).build_algo()
     start = time.perf_counter()
-    for i in range(1, args.iterations + 1):
-        result = algo.train()
-        returns = result.get("env_runners", {}).get("agent_episode_returns_mean", {})
-        print(
-            f"iteration {i}: env steps {result.get('num_env_steps_sampled_lifetime', '?')}, returns {returns}"
-        )
-    module = algo.get_module(POLICY_ID)
-    net = export_policy(module, args.hidden, args.layers)
+    with built(build_config(args.hidden, args.layers, args.round_limit, args.seed, args.batch)) as algo:
+        for i in range(1, args.iterations + 1):
+            result = algo.train()
+            returns = result.get("env_runners", {}).get("agent_episode_returns_mean", {})
+            print(
+                f"iteration {i}: env steps {result.get('num_env_steps_sampled_lifetime', '?')}, returns {returns}"
+            )
+        net = export_policy(algo.get_module(POLICY_ID), args.hidden, args.layers)
     args.out.mkdir(parents=True, exist_ok=True)
     save_checkpoint(args.out / "policy.pt", net, source="rllib", iterations=args.iterations)
     print(
         f"trained {args.iterations} iterations in {time.perf_counter() - start:.0f} s -> {args.out / 'policy.pt'}"
     )
     print(f"evaluate: hanamikoji-eval --players random heuristic ckpt:{args.out / 'policy.pt'} --games 200")
-    algo.stop()
     ray.shutdown()
 
 
