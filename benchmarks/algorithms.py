@@ -269,6 +269,7 @@ def ppo(version: int, warm: bool, overrides: dict[str, Any] | None = None) -> Al
     def train(
         folder: Path, budget: Budget, seed: int, save: Save, variant: str, changes: Settings
     ) -> list[Snapshot]:
+        from hanamikoji_env.nn import load_checkpoint
         from hanamikoji_env.training.config import Config
         from hanamikoji_env.training.ppo import CHECKPOINT, POLICY
         from hanamikoji_env.training.ppo import train as train_ppo
@@ -296,7 +297,14 @@ def ppo(version: int, warm: bool, overrides: dict[str, Any] | None = None) -> Al
         while not snapshots or not budget.spent(time.perf_counter(), done):  # at least one chunk
             began, before = time.perf_counter(), done
             resume = (folder / "run" / CHECKPOINT).is_file()
-            trainer = train_ppo(cfg, folder / "run", resume=resume, progress=False, stop_after=updates)
+            try:
+                trainer = train_ppo(cfg, folder / "run", resume=resume, progress=False, stop_after=updates)
+            except KeyboardInterrupt:  # saved where it stopped: a last snapshot there keeps its time
+                policy = folder / "run" / POLICY
+                stopped = int(load_checkpoint(policy)["decisions"]) if policy.is_file() else 0
+                if stopped > done:
+                    shutil.copyfile(policy, save(time.perf_counter() - start, stopped).with_suffix(".pt"))
+                raise
             done = trainer.decisions
             path = save(time.perf_counter() - start, done).with_suffix(".pt")
             shutil.copyfile(folder / "run" / POLICY, path)

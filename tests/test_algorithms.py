@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 from helpers import extra
 
+from hanamikoji_env.nn import load_checkpoint
+
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "algorithms.py"
 ALGOS = [
     "ppo-v1",
@@ -235,7 +237,8 @@ def test_a_stopped_row_goes_on_from_its_last_snapshot(tmp_path) -> None:
 
 @pytest.mark.slow(10)
 def test_a_row_stopped_by_sigterm_saves_and_says_how_to_go_on(tmp_path) -> None:
-    """A scheduler's SIGTERM mid-training: the trainer saves, and the script ends in one line naming
+    """A scheduler's SIGTERM mid-training: the trainer saves, its policy there becomes the row's last
+    snapshot (so --resume counts the time up to the stop), and the script ends in one line naming
     ``--resume`` (status 130), not a traceback."""
     args = ["--algo", "ppo-v1", "--out", "rows", "--decisions", "20000000", "--points", "2"]
     proc = subprocess.Popen(
@@ -255,7 +258,11 @@ def test_a_row_stopped_by_sigterm_saves_and_says_how_to_go_on(tmp_path) -> None:
     assert err.strip().splitlines()[-1] == (
         "stopped: rows/ppo-v1 holds the stopped row; the same command with --resume goes on from its last snapshot"
     )
-    assert (tmp_path / "rows" / "ppo-v1" / "run" / "checkpoint.pt").is_file()
+    folder = tmp_path / "rows" / "ppo-v1"
+    saved = load_checkpoint(folder / "run" / "policy.pt")["decisions"]
+    snapshots = sorted(folder.glob("snapshots/*.pt"))  # the stop point is the last, with its time
+    assert saved > 0 and snapshots and snapshots[-1].name.endswith(f"s_{saved}.pt")
+    assert (snapshots[-1].read_bytes()) == (folder / "run" / "policy.pt").read_bytes()
 
 
 @pytest.mark.parametrize(
