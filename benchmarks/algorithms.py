@@ -63,6 +63,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import re
 import shlex
 import shutil
@@ -93,6 +94,12 @@ KEPT = ("result.json", "curve.csv", "exploit-lbr.json", "exploit-rl.json")
 DEFAULT_GAMES = 1000
 """Mirrored games a row's last snapshot plays each opponent unless ``--games`` says otherwise."""
 DEFAULT_SEED = 0
+CURVE_GAMES = 200
+"""Mirrored games each snapshot plays each curve opponent unless ``--curve-games`` says otherwise."""
+RISING_Z = 3.0
+"""A row is *still rising* at its budget (``--table`` marks it ``(rising)``) where its curve against
+the heuristic rose from half budget to the end, the seeds' mean, by at least this many standard
+errors of the curve games' noise: the rows the table runs again at ten times the budget."""
 REFERENCE_CORE = 4.37e6
 """:func:`core_speed` (decisions/s) on the core the table's rows ran on: ``vector_speed.py``'s
 ``BatchEngine`` N=1024 on one core, the other core busy (docs/speed.md, 2026-12-04)."""
@@ -798,6 +805,7 @@ def run_row(
         "snapshots": len(snapshots),
         "player": measured(last.spec),
         "games": games,
+        "curve_games": None if exact else curve_games,
         "seed": seed,
         "changes": changes,
         "settings": {**(algo.settings() if callable(algo.settings) else algo.settings), **changes},
@@ -823,6 +831,15 @@ def climb(
     return half[1], points[-1][1]
 
 
+def rising(trends: list[tuple[float, float]], games: list[int]) -> bool:
+    """Whether the seeds' curves (each a win rate at half budget and at the end, :func:`climb`,
+    over ``games`` a point) rose by at least :data:`RISING_Z` standard errors of their games'
+    noise, on average over the seeds."""
+    rise = sum(end - half for half, end in trends) / len(trends)
+    noise = sum(h * (1 - h) / n + e * (1 - e) / n for (h, e), n in zip(trends, games, strict=True))
+    return rise > 0 and rise >= RISING_Z * math.sqrt(noise) / len(trends)
+
+
 def row_command(result: dict, out: Path) -> str:
     """The command that runs the row ``result`` again into the folder ``out`` it was found in:
     ``--out`` only where ``out`` is not the default, ``--games``/``--seed`` only where the row's
@@ -839,7 +856,9 @@ def row_command(result: dict, out: Path) -> str:
         words.append("--set " + shlex.quote(f"{key}={json.dumps(value, separators=(',', ':'))}"))
     if out != DEFAULT_OUT:
         words.append(f"--out {out.as_posix()}")
-    for option, key, default in (("--games", "games", DEFAULT_GAMES), ("--seed", "seed", DEFAULT_SEED)):
+    defaults = (("--games", "games", DEFAULT_GAMES), ("--curve-games", "curve_games", CURVE_GAMES),
+                ("--seed", "seed", DEFAULT_SEED))  # fmt: skip
+    for option, key, default in defaults:
         if result.get(key, default) not in (None, default):  # a mini row plays no games
             words.append(f"{option} {result[key]}")
     return " ".join(words)
@@ -977,6 +996,8 @@ def _line(
     commands = "; ".join(f"`{row_command(x, origin(p.parent.parent))}`" for p, x in runs)
     seeds = ", ".join(str(x.get("seed", DEFAULT_SEED)) for _, x in runs)
     trend_cell = f"{half:.{digits - 1}f} → {end:.{digits - 1}f}"
+    if trend == "vs_heuristic" and rising(trends, [x.get("curve_games") or CURVE_GAMES for _, x in runs]):
+        trend_cell += " (rising)"
     changed = ", ".join(f"{k}={json.dumps(v)}" for k, v in sorted((r.get("changes") or {}).items()))
     name = f"{r['algo']} ({changed})" if changed else r["algo"]
     return "| " + " | ".join([name, budget, seeds, f"{decisions:,}", *cells, trend_cell, commands]) + " |"
@@ -1154,7 +1175,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--games", type=int, default=DEFAULT_GAMES, help="mirrored games against each opponent"
     )
-    parser.add_argument("--curve-games", type=int, default=200, help="games per curve point and opponent")
+    parser.add_argument(
+        "--curve-games", type=int, default=CURVE_GAMES, help="games per curve point and opponent"
+    )
     parser.add_argument("--points", type=int, default=8, help="snapshots over the budget (about)")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument(

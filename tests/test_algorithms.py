@@ -289,6 +289,15 @@ def test_the_table_shows_whether_a_row_was_still_climbing(tmp_path) -> None:
     assert harness().climb(curve, 1600.0) == (0.31, 0.50)
 
 
+def test_a_row_is_still_rising_where_its_rise_is_three_standard_errors_of_its_games() -> None:
+    rising = harness().rising
+    assert rising([(0.3, 0.5)], [200])  # 0.20 over a standard error of 0.048
+    assert not rising([(0.3, 0.35)], [200])  # 0.05: one standard error
+    assert not rising([(0.3, 0.35)] * 3, [200] * 3)  # three seeds: 0.027, still under 3
+    assert rising([(0.3, 0.35)] * 3, [2000] * 3)  # ten times the games: 0.0085
+    assert not rising([(0.4, 0.3)], [200]) and not rising([(0.0, 0.0)], [200])  # falling; flat
+
+
 def test_a_snapshot_is_due_every_interval_and_at_the_end_of_the_budget() -> None:
     timed = harness().Budget(every=30.0, deadline=100.0)
     assert not timed.due(now=29.0, last=0.0, done=10**9, last_done=0)  # time alone counts
