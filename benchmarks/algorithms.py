@@ -842,8 +842,9 @@ def rising(trends: list[tuple[float, float]], games: list[int]) -> bool:
 
 def row_command(result: dict, out: Path) -> str:
     """The command that runs the row ``result`` again into the folder ``out`` it was found in:
-    ``--out`` only where ``out`` is not the default, ``--games``/``--seed`` only where the row's
-    are not (so the default rows read short and every other row can be rerun as printed)."""
+    ``--out`` only where ``out`` is not the default, ``--games``/``--curve-games``/``--seed`` only
+    where the row's are not (so the default rows read short and every other row can be rerun as
+    printed)."""
     budget = (
         f"--decisions {result['budget_decisions']}"
         if result.get("budget_decisions")

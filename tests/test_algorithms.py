@@ -92,9 +92,10 @@ def test_every_row_trains_its_decisions_keeps_snapshots_and_scores_them(algo: st
     assert f"| {name} | 3,000 decisions | 0 | {result['decisions']:,} |" in table
     words = " ".join(changes)
     assert (
-        f"`python benchmarks/algorithms.py --algo {algo} --decisions 3000 {words + ' ' if words else ''}--out rows --games 2`"
-        in table
+        f"`python benchmarks/algorithms.py --algo {algo} --decisions 3000 {words + ' ' if words else ''}--out rows --games 2 "
+        "--curve-games 2`" in table  # as it ran: a rerun as printed scores its curve alike
     )
+    assert result["curve_games"] == 2
 
 
 def test_the_rows_sharing_a_trainer_make_valid_configs(tmp_path) -> None:
