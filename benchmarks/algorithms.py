@@ -301,21 +301,27 @@ def ppo(version: int, warm: bool, overrides: dict[str, Any] | None = None) -> Al
         snapshots = kept(folder)  # a stopped run's, where it goes on (--resume)
         done = snapshots[-1].decisions if snapshots else 0
         start, updates = time.perf_counter() - (snapshots[-1].seconds if snapshots else 0.0), 2
+        policy = folder / "run" / POLICY
+
+        def snapshot(decisions: int) -> Snapshot:
+            """The run's saved policy, kept as the row's snapshot at ``decisions`` with its time."""
+            seconds = time.perf_counter() - start
+            path = save(seconds, decisions).with_suffix(".pt")
+            shutil.copyfile(policy, path)
+            return Snapshot(f"ckpt:{path}", seconds, decisions)
+
         while not snapshots or not budget.spent(time.perf_counter(), done):  # at least one chunk
             began, before = time.perf_counter(), done
             resume = (folder / "run" / CHECKPOINT).is_file()
             try:
                 trainer = train_ppo(cfg, folder / "run", resume=resume, progress=False, stop_after=updates)
             except KeyboardInterrupt:  # saved where it stopped: a last snapshot there keeps its time
-                policy = folder / "run" / POLICY
                 stopped = int(load_checkpoint(policy)["decisions"]) if policy.is_file() else 0
                 if stopped > done:
-                    shutil.copyfile(policy, save(time.perf_counter() - start, stopped).with_suffix(".pt"))
+                    snapshot(stopped)
                 raise
             done = trainer.decisions
-            path = save(time.perf_counter() - start, done).with_suffix(".pt")
-            shutil.copyfile(folder / "run" / POLICY, path)
-            snapshots.append(Snapshot(f"ckpt:{path}", time.perf_counter() - start, done))
+            snapshots.append(snapshot(done))
             per_seconds = (time.perf_counter() - began) / updates  # an update, resume included
             updates = budget.chunks(time.perf_counter(), done, (done - before) / updates, per_seconds)
         return snapshots

@@ -263,7 +263,7 @@ def test_a_row_stopped_by_sigterm_saves_and_says_how_to_go_on(tmp_path) -> None:
     saved = load_checkpoint(folder / "run" / "policy.pt")["decisions"]
     snapshots = sorted(folder.glob("snapshots/*.pt"))  # the stop point is the last, with its time
     assert saved > 0 and snapshots and snapshots[-1].name.endswith(f"s_{saved}.pt")
-    assert (snapshots[-1].read_bytes()) == (folder / "run" / "policy.pt").read_bytes()
+    assert snapshots[-1].read_bytes() == (folder / "run" / "policy.pt").read_bytes()
 
 
 @pytest.mark.parametrize(

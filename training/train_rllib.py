@@ -121,8 +121,8 @@ def main(argv: list[str] | None = None) -> None:
     import ray  # the ray extra (missing: one line, hanamikoji_env.entry.run_as_main)
 
     ray.init(num_cpus=args.num_cpus, include_dashboard=False, ignore_reinit_error=True)
-    start = time.perf_counter()
     with built(build_config(args.hidden, args.layers, args.round_limit, args.seed, args.batch)) as algo:
+        start = time.perf_counter()
         for i in range(1, args.iterations + 1):
             result = algo.train()
             returns = result.get("env_runners", {}).get("agent_episode_returns_mean", {})
