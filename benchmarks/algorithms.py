@@ -751,7 +751,14 @@ def run_row(
         flush=True,
     )
 
+    cpu_file = folder / "cpu_seconds.json"  # snapshot's decisions -> CPU seconds up to it, kept for --resume
+    spent: dict[str, float] = json.loads(cpu_file.read_text()) if left and cpu_file.is_file() else {}
+    cpu_before = spent.get(str(left[-1].decisions)) if left else 0.0  # None: the stopped run kept none
+
     def save(seconds: float, decisions: int) -> Path:
+        if cpu_before is not None:
+            spent[str(decisions)] = round(cpu_before + time.process_time() - cpu, 1)
+            cpu_file.write_text(json.dumps(spent, indent=1) + "\n")
         return folder / "snapshots" / f"{int(seconds):06d}s_{decisions}"
 
     began, cpu = time.perf_counter(), time.process_time()
@@ -774,8 +781,8 @@ def run_row(
         if not resume:  # a stopped run's snapshots are kept
             shutil.rmtree(folder)
         raise
-    trained, trained_cpu = time.perf_counter() - began, time.process_time() - cpu
-    trained += left[-1].seconds if left else 0.0  # the stopped run's (its CPU time was not kept)
+    trained = time.perf_counter() - began + (left[-1].seconds if left else 0.0)
+    trained_cpu = None if cpu_before is None else cpu_before + time.process_time() - cpu
     if not snapshots:
         raise RuntimeError(f"{name} kept no snapshot")
     exact = variant != FULL
@@ -804,7 +811,7 @@ def run_row(
         "budget_decisions": decisions,
         "minutes": minutes,
         "trained_seconds": round(trained, 1),
-        "trained_cpu_seconds": round(trained_cpu, 1),
+        "trained_cpu_seconds": None if trained_cpu is None else round(trained_cpu, 1),
         "resumed_at": left[-1].decisions if left else None,
         "core_speed": round(speed),
         "decisions": last.decisions,
@@ -1271,8 +1278,11 @@ def main(argv: list[str] | None = None) -> None:
         found = ", ".join(f"{k} {v:.4f}" for k, v in result["exact"].items())
     else:
         found = ", ".join(f"vs {o} {result['scores'][o]['win_rate']:.3f}" for o in OPPONENTS)
-    print(f"{args.algo}: {result['decisions']:,} decisions in {result['trained_seconds']:g} s "
-          f"({result['trained_cpu_seconds']:g} CPU s); {found}")  # fmt: skip
+    cpu = result["trained_cpu_seconds"]
+    cpu_text = "CPU s unknown: the run before its --resume kept none" if cpu is None else f"{cpu:g} CPU s"
+    print(
+        f"{args.algo}: {result['decisions']:,} decisions in {result['trained_seconds']:g} s ({cpu_text}); {found}"
+    )
 
 
 if __name__ == "__main__":

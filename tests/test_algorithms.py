@@ -217,17 +217,21 @@ def test_a_row_already_run_is_not_overwritten(tmp_path) -> None:
 @pytest.mark.slow(5)
 def test_a_stopped_row_goes_on_from_its_last_snapshot(tmp_path) -> None:
     args = ["--algo", "ppo-v1", "--out", "rows", "--games", "2", "--curve-games", "2", "--points", "2"]
-    assert run(*args, "--decisions", "3000", cwd=tmp_path).returncode == 0
+    assert run(*args, "--decisions", "120000", cwd=tmp_path).returncode == 0  # the most of the 140,000
     folder = tmp_path / "rows" / "ppo-v1"
     first = json.loads((folder / "result.json").read_text())
     (folder / "result.json").unlink()  # as if stopped before its scores
     before = sorted(p.name for p in (folder / "snapshots").iterdir())
-    refused = run(*args, "--decisions", "40000", cwd=tmp_path)
+    refused = run(*args, "--decisions", "140000", cwd=tmp_path)
     assert refused.returncode == 2 and "holds a stopped row: --resume goes on with it" in refused.stderr
-    out = run(*args, "--decisions", "40000", "--resume", cwd=tmp_path)
+    out = run(*args, "--decisions", "140000", "--resume", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     result = json.loads((folder / "result.json").read_text())
-    assert result["resumed_at"] == first["decisions"] and result["decisions"] >= 40000
+    assert result["resumed_at"] == first["decisions"] and result["decisions"] >= 140000
+    # the CPU seconds go on from the stopped run's at its last snapshot, as the wall seconds do (the
+    # resumed part alone, a fifth of the decisions, would be less than the stopped run's)
+    stopped = json.loads((folder / "cpu_seconds.json").read_text())[str(first["decisions"])]
+    assert 0 < stopped <= first["trained_cpu_seconds"] < result["trained_cpu_seconds"]
     after = sorted(p.name for p in (folder / "snapshots").iterdir())
     assert after[: len(before)] == before and len(after) > len(before)  # kept, then more
     with (folder / "curve.csv").open() as f:
