@@ -167,9 +167,10 @@ class Budget:
 
     def chunks(self, now: float, done: int, per_decisions: float, per_seconds: float) -> int:
         """How many units of a learner's work (updates, rollouts) make the next chunk, one taking
-        ``per_decisions`` decisions and ``per_seconds`` seconds: at least one."""
+        ``per_decisions`` decisions and ``per_seconds`` seconds: enough to reach the next snapshot
+        (one short would leave a chunk of one unit, a snapshot all but repeating the last), at least one."""
         per = per_decisions if self.decisions is not None else per_seconds
-        return max(1, int(self.share(now, done) / max(per, 1e-9)))
+        return max(1, math.ceil(self.share(now, done) / max(per, 1e-9) - 1e-9))
 
 
 Save = Callable[[float, int], Path]

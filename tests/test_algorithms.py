@@ -314,8 +314,10 @@ def test_a_snapshot_is_due_every_interval_and_at_the_end_of_the_budget() -> None
     assert counted.due(now=0.0, last=0.0, done=300, last_done=0)
     assert counted.due(now=0.0, last=0.0, done=1000, last_done=950) and counted.spent(0.0, 1000)
     assert not counted.spent(10**6, 999)
-    # a chunk of work fits the next snapshot: 300 decisions at 64 a unit are 4 units, at least 1
-    assert counted.chunks(0.0, 0, per_decisions=64, per_seconds=1.0) == 4
+    # a chunk of work reaches the next snapshot: 300 decisions at 64 a unit are 5 units (4, 256
+    # decisions, would leave a chunk of one unit for a snapshot 64 decisions later), at least 1
+    assert counted.chunks(0.0, 0, per_decisions=64, per_seconds=1.0) == 5
+    assert counted.chunks(0.0, 0, per_decisions=60, per_seconds=1.0) == 5  # exactly 300: no sixth
     assert counted.chunks(0.0, 990, per_decisions=64, per_seconds=1.0) == 1
     assert timed.chunks(90.0, 0, per_decisions=64, per_seconds=2.0) == 5  # 10 s left
 
