@@ -601,7 +601,13 @@ def test_a_ctrl_c_while_a_pool_is_made_leaves_no_semaphore_behind(tmp_path) -> N
         "    except KeyboardInterrupt:\n"
         "        print('interrupted', flush=True)\n"
     )
-    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=_as_from_a_terminal,
+    )
     assert out.stdout == "interrupted\n" and out.returncode == 0, (out.stdout, out.stderr)
     assert "leaked" not in out.stderr and "Traceback" not in out.stderr, out.stderr
 
